@@ -1,0 +1,164 @@
+"""HistOfTree: regression under semi-feature LDP (Sections 3.2-3.3 of the HistOfTree paper)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import SemiFeatureRegressor
+from ._validation import check_choice, check_int, check_rho
+from .masks import protection_ranking
+from .mechanisms import MECHANISMS, cell_report_sums, privatize_labels, split_budget
+from .partition import RULES, build_partition
+
+FALLBACKS = ("leaf", "zero")
+
+
+class HistOfTree(SemiFeatureRegressor):
+    """Histogram on the private features times a tree on the public ones, under semi-feature LDP.
+
+    The two-round protocol of Section 3 (aligned: eqs 4-6; personalized: eqs 8-9; GRR variant:
+    eq 17):
+
+    1. Each user releases ``Y~ = clip(Y, -M, M) + Laplace(2M / (rho eps))`` once, with the
+       coordinates they publish. The server grows a tree on the public axes from these
+       (Algorithm 1, W-aware; or the CART rule).
+    2. With the partition pi = histogram (t bins on each of the s most protected axes) x tree,
+       each user reports their cell among their potential cells V_i with budget
+       ``(1 - rho) eps``, by GRR (eq 17) or one randomized-response bit per cell (eq 8).
+       The estimate in cell j is ``sum_i Y~_i V~_i^j / sum_i V~_i^j`` (eq 9).
+
+    Privacy: each user's release is epsilon-semi-feature LDP (Definition 3.1, Propositions 3.2
+    and A.1): rho*eps for the label plus (1-rho)*eps for the cell report. The published
+    coordinates and W are public. Clipping predictions to [-M, M] and the fallback for cells
+    whose estimated count is not positive are post-processing and cost no privacy.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget per user, in (0, inf]; ``np.inf`` gives the non-private limit.
+    s : int or None, default=None
+        Number of histogram axes: the ``s`` most protected features (Section 3.3). None: the
+        number of ``private_features`` in the aligned case, else the mean number of protected
+        features per user, rounded.
+    t : int, default=2
+        Histogram bins per private axis.
+    depth : int, default=2
+        Depth p of the public tree.
+    rule : {"max-edge", "cart"}, default="max-edge"
+        Max-edge midpoint rule of Algorithm 1, or CART variance reduction (the paper's "CART").
+    mechanism : {"grr", "rr"}, default="grr"
+        Cell report by generalized randomized response (eq 17, used in the paper's experiments)
+        or by one binary randomized response per potential cell (eq 8).
+    rho : float, default=0.5
+        Share of epsilon spent on the label (Appendix C.1).
+    y_bound : float or None, default=None
+        Public label bound M. None reads it off the labels with a PrivacyWarning (a leak).
+    private_features : list of int or None, default=None
+        Aligned case: the columns every user protects. Ignored if W is passed to fit.
+    min_samples_leaf : int, default=0
+        Refuse a tree split leaving a child with fewer users who publish that coordinate
+        (0: the full tree of Algorithm 1).
+    fallback : {"leaf", "zero"}, default="leaf"
+        Prediction in a cell whose estimated count is not positive: the round-1 mean of the
+        privatised labels in its tree leaf (the global mean if that leaf has none), or 0.
+    clip : bool, default=True
+        Clip predictions to [-M, M].
+    random_state : None, int, or numpy Generator
+        Drives all privacy noise: the same seed gives the same fit.
+
+    Attributes
+    ----------
+    partition_ : ldpviz.partition.Partition
+    n_cells_ : int
+    cell_values_ : (n_cells,) predictions per cell.
+    cell_numerator_, cell_denominator_ : (n_cells,) the sums of eq (9); the denominator is the
+        debiased count of users in each cell.
+    y_tilde_ : (n,) the privatised labels, released once and reused by the tree and every cell.
+    hist_axes_, tree_axes_ : tuple of int
+    s_ : int, the number of histogram axes used.
+    epsilon_label_, epsilon_cells_ : the budget split; they add up to epsilon.
+    y_bound_ : float
+    """
+
+    def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
+                 rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
+                 fallback="leaf", clip=True, random_state=None):
+        self.epsilon = epsilon
+        self.s = s
+        self.t = t
+        self.depth = depth
+        self.rule = rule
+        self.mechanism = mechanism
+        self.rho = rho
+        self.y_bound = y_bound
+        self.private_features = private_features
+        self.min_samples_leaf = min_samples_leaf
+        self.fallback = fallback
+        self.clip = clip
+        self.random_state = random_state
+
+    def fit(self, X, y, W=None):
+        """Run both rounds of the protocol on the users ``(X, y)`` with privacy mask ``W``.
+
+        Parameters
+        ----------
+        X : (n, d) array with entries in the public box [0, 1].
+        y : (n,) labels.
+        W : (n, d) 0/1 array or None. 1 = the user protects that feature. None: the aligned
+            mask from ``private_features`` (or the first ``s`` columns).
+        """
+        check_rho(self.rho)
+        check_choice(self.rule, "rule", RULES)
+        check_choice(self.mechanism, "mechanism", MECHANISMS)
+        check_choice(self.fallback, "fallback", FALLBACKS)
+        check_int(self.t, "t", 1)
+        check_int(self.depth, "depth", 0)
+        X, y, W, M, rng = self._prepare_fit(X, y, W)
+        s = self._choose_s(W)
+        self._fit_protocol(X, y, W, M, rng, s, self.t, self.depth)
+        return self
+
+    def _choose_s(self, W):
+        d = W.shape[1]
+        if self.s is not None:
+            return check_int(self.s, "s", 0, d)
+        if self.private_features is not None:
+            return len(self.private_features)
+        return round(float(W.sum(axis=1).mean()))
+
+    def _fit_protocol(self, X, y, W, M, rng, s, t, depth):
+        """Rounds 1 and 2 for a given (s, t, depth); shared with AdHistOfTree."""
+        self.epsilon_label_, self.epsilon_cells_ = split_budget(self.epsilon, self.rho)
+        self.s_ = s
+        ranking = protection_ranking(W)
+        self.hist_axes_ = tuple(int(a) for a in ranking[:s])
+        # Round 1: one label release per user, reused below by the tree and by every cell.
+        self.y_tilde_ = privatize_labels(y, self.epsilon_label_, M, rng)
+        self.partition_ = build_partition(X, self.y_tilde_, W, self.hist_axes_, t, depth,
+                                          self.rule, self.min_samples_leaf)
+        self.tree_axes_ = self.partition_.tree_axes
+        self.n_cells_ = self.partition_.n_cells
+        # Round 2: the cell reports over potential cells.
+        num, den = cell_report_sums(self.partition_, X, W, self.y_tilde_, self.epsilon_cells_,
+                                    self.mechanism, rng)
+        self.cell_numerator_, self.cell_denominator_ = num, den
+        self.cell_values_ = self._cell_values(num, den, M)
+
+    def _cell_values(self, num, den, M):
+        """eq (9) per cell, with the post-processing fallback and clipping."""
+        if self.fallback == "zero":
+            backup = np.zeros(self.n_cells_)
+        else:
+            tree = self.partition_.tree
+            global_mean = float(np.mean(self.y_tilde_))
+            leaf_mean = np.where(np.isnan(tree.leaf_label_mean), global_mean,
+                                 tree.leaf_label_mean)
+            backup = np.tile(leaf_mean, self.partition_.histogram.n_cells)
+        ok = den > 0
+        values = np.where(ok, num / np.where(ok, den, 1.0), backup)
+        return np.clip(values, -M, M) if self.clip else values
+
+    def predict(self, X):
+        """Predicted label: the value of the cell containing each point."""
+        X = self._check_predict_input(X)
+        return self.cell_values_[self.partition_.cell_index(X)]

@@ -1,0 +1,325 @@
+"""Local randomizers of semi-feature LDP and their unbiased debiasing.
+
+Every function is a pure function of (values, epsilon, rng): all randomness comes from the numpy
+Generator passed in. The budget convention follows Appendix C.1 of the HistOfTree paper: the label
+gets ``rho * epsilon`` and the cell report ``(1 - rho) * epsilon`` (:func:`split_budget`), so the
+two releases of one user compose to ``epsilon`` (Proposition 3.2 / A.1).
+
+Floating-point caveat: textbook floating-point Laplace sampling, used here as everywhere in numpy,
+is not exactly differentially private (Mironov, 2012). ldpviz is a teaching and research package;
+do not deploy these samplers to protect real people.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validation import check_choice, check_epsilon, check_rho
+
+MECHANISMS = ("grr", "rr")
+# Cap on the entries of the per-chunk (users x cells) work arrays: bounded memory at any n.
+_CHUNK_ENTRIES = 1 << 22
+
+
+# ----------------------------------------------------------------------------------------------
+# Budget split
+# ----------------------------------------------------------------------------------------------
+def split_budget(epsilon, rho=0.5):
+    """Split epsilon into the label's share and the cell report's share (Appendix C.1).
+
+    Parameters
+    ----------
+    epsilon : float
+        Total budget per user, in (0, inf].
+    rho : float
+        Share of the label, in (0, 1).
+
+    Returns
+    -------
+    (epsilon_label, epsilon_cells) : tuple of float
+        ``rho * epsilon`` and ``epsilon - rho * epsilon``. By sequential composition of the two
+        independent releases the user's total loss is their sum, which is ``epsilon``.
+    """
+    epsilon = check_epsilon(epsilon)
+    rho = check_rho(rho)
+    if np.isinf(epsilon):
+        return np.inf, np.inf
+    eps_label = rho * epsilon
+    return eps_label, epsilon - eps_label
+
+
+# ----------------------------------------------------------------------------------------------
+# Laplace on clipped labels (eq 4)
+# ----------------------------------------------------------------------------------------------
+def laplace_scale(epsilon, y_bound):
+    """Laplace scale ``2 M / epsilon`` that makes a label in [-M, M] epsilon-LDP (eq 4).
+
+    The sensitivity of a label clipped to [-M, M] is 2M. With ``epsilon = rho * eps`` this is
+    the ``2M / (rho eps)`` of Appendix C.1, and ``4M / eps`` of eq (4) at rho = 1/2.
+    """
+    epsilon = check_epsilon(epsilon)
+    return 0.0 if np.isinf(epsilon) else 2.0 * float(y_bound) / epsilon
+
+
+def privatize_labels(y, epsilon, y_bound, rng):
+    """Release ``clip(y, -M, M) + Laplace(2M / epsilon)`` for each user (eq 4).
+
+    Privacy: each output is epsilon-LDP for that user's label: for any two labels y, y' the
+    output densities differ by a factor at most ``exp(epsilon |clip y - clip y'| / 2M) <= e^eps``.
+    Call it once per user and reuse the result everywhere (the tree and every cell).
+    """
+    y = np.clip(np.asarray(y, dtype=float), -y_bound, y_bound)
+    scale = laplace_scale(epsilon, y_bound)
+    if scale == 0.0:
+        return y.copy()
+    return y + rng.laplace(0.0, scale, size=y.shape)
+
+
+def laplace_log_density(output, y, epsilon, y_bound):
+    """Log density of the label release at ``output`` given the true label ``y`` (for checks)."""
+    scale = laplace_scale(epsilon, y_bound)
+    y = np.clip(y, -y_bound, y_bound)
+    return -np.abs(np.asarray(output) - y) / scale - np.log(2 * scale)
+
+
+# ----------------------------------------------------------------------------------------------
+# Binary randomized response, one bit per cell (eq 5 / eq 8)
+# ----------------------------------------------------------------------------------------------
+def _rr_constants(epsilon):
+    """(q, C) for binary RR with budget epsilon for the whole one-hot vector.
+
+    Two entries of a one-hot vector change when the cell changes, so each bit uses epsilon / 2:
+    a bit is flipped with probability q = 1 / (1 + e^{eps/2}) and debiased with
+    C = (e^{eps/2} + 1) / (e^{eps/2} - 1). Written with u = e^{-eps/2} to stay finite at large eps.
+    """
+    u = np.exp(-epsilon / 2.0)
+    return u / (1.0 + u), (1.0 + u) / (1.0 - u)
+
+
+def rr_probabilities(epsilon):
+    """(keep, flip) probabilities of each bit under :func:`binary_rr` (eq 5 with eps/4 -> eps/2)."""
+    q, _ = _rr_constants(check_epsilon(epsilon))
+    return 1.0 - q, q
+
+
+def binary_rr(bits, epsilon, rng):
+    """Randomized response on each entry of a one-hot indicator vector (eq 5 / eq 8).
+
+    Parameters
+    ----------
+    bits : array of 0/1
+        Indicator(s) of the user's cell, last axis = cells.
+    epsilon : float
+        Budget of the *whole vector*: each bit is kept with probability
+        ``e^{eps/2} / (1 + e^{eps/2})``. With ``epsilon = (1 - rho) eps`` and rho = 1/2 this is
+        the ``eps/4`` per bit of eq (5).
+
+    Privacy: moving the user to another cell changes two bits, each by a likelihood factor at
+    most ``e^{eps/2}``, so the vector release is epsilon-LDP (Proposition 3.2, (19)).
+    """
+    epsilon = check_epsilon(epsilon)
+    q, _ = _rr_constants(epsilon)
+    bits = np.asarray(bits).astype(bool)
+    return bits ^ (rng.random(bits.shape) < q)
+
+
+def debias_binary_rr(reported, epsilon):
+    """Unbiased estimate ``C (b - q)`` of each indicator from its RR bit (eq 5)."""
+    q, C = _rr_constants(check_epsilon(epsilon))
+    return C * (np.asarray(reported, dtype=float) - q)
+
+
+# ----------------------------------------------------------------------------------------------
+# Generalized randomized response over k values (eq 16 / eq 17)
+# ----------------------------------------------------------------------------------------------
+def _grr_constants(epsilon, k):
+    """(p_true, p_other, c, offset) of k-ary GRR, stable at large epsilon (u = e^{-eps}).
+
+    p_true = e^eps / (e^eps + k - 1), p_other = 1 / (e^eps + k - 1); the debiased indicator is
+    c (1{report = j} - p_other) with c = (e^eps + k - 1) / (e^eps - 1), and c * p_other = offset
+    = 1 / (e^eps - 1) does not depend on k.
+    """
+    u = np.exp(-epsilon)
+    k = np.asarray(k, dtype=float)
+    denom = 1.0 + (k - 1.0) * u
+    return 1.0 / denom, u / denom, denom / (1.0 - u), u / (1.0 - u)
+
+
+def grr_probabilities(k, epsilon):
+    """(p_true, p_other) of :func:`grr` over k values (eq 16)."""
+    p_true, p_other, _, _ = _grr_constants(check_epsilon(epsilon), k)
+    return p_true, p_other
+
+
+def grr(values, k, epsilon, rng):
+    """Generalized randomized response: report the true value in {0..k-1} or another one (eq 16).
+
+    The true value is kept with probability ``e^eps / (e^eps + k - 1)``; otherwise one of the
+    other ``k - 1`` values is reported uniformly. ``k`` may differ per user (eq 17, k = |V_i|).
+
+    Privacy: any output has probability between ``1 / (e^eps + k - 1)`` and
+    ``e^eps / (e^eps + k - 1)`` whatever the input, so the ratio is at most ``e^eps``
+    (Proposition A.1).
+    """
+    epsilon = check_epsilon(epsilon)
+    values = np.asarray(values, dtype=np.int64)
+    k = np.broadcast_to(np.asarray(k, dtype=np.int64), values.shape)
+    if np.any((values < 0) | (values >= k)):
+        raise ValueError("values must lie in 0..k-1.")
+    p_true, _, _, _ = _grr_constants(epsilon, k)
+    keep = rng.random(values.shape) < p_true
+    other = rng.integers(0, np.maximum(k - 1, 1))
+    other = other + (other >= values)
+    return np.where(keep | (k == 1), values, other)
+
+
+def debias_grr(reported, k, epsilon):
+    """Unbiased estimates of the k indicators ``1{x = j}`` from GRR reports, shape (n, k)."""
+    epsilon = check_epsilon(epsilon)
+    reported = np.asarray(reported, dtype=np.int64)
+    _, p_other, c, _ = _grr_constants(epsilon, k)
+    onehot = reported[:, None] == np.arange(k)[None, :]
+    return c * (onehot - p_other)
+
+
+# ----------------------------------------------------------------------------------------------
+# The personalized cell report over potential cells V_i (eq 8 / eq 17)
+# ----------------------------------------------------------------------------------------------
+def _rank_of(mask, index):
+    """Position of column ``index[i]`` among the True columns of row i (mask[i, index[i]] True)."""
+    return np.cumsum(mask, axis=1)[np.arange(len(index)), index] - 1
+
+
+def _nth_true(mask, nth):
+    """Column of the ``nth[i]``-th True entry of each row (0-based)."""
+    return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
+
+
+def _sample_grr_cells(H, T, true_h, true_l, epsilon, rng):
+    """Draw one GRR report per user over V_i = H_i x T_i (eq 17) without listing V_i.
+
+    Returns the reported (histogram cell, leaf) pair and |V_i|. "Another cell, uniformly" is
+    drawn as a rank among the |V_i| - 1 other potential cells, then decoded in the product order.
+    """
+    kH = H.sum(axis=1)
+    kT = T.sum(axis=1)
+    k = kH * kT
+    p_true, _, _, _ = _grr_constants(epsilon, k)
+    keep = (rng.random(len(k)) < p_true) | (k == 1)
+    r = rng.integers(0, np.maximum(k - 1, 1))
+    rank_true = _rank_of(H, true_h) * kT + _rank_of(T, true_l)
+    r = np.minimum(r + (r >= rank_true), k - 1)
+    h_rank, l_rank = np.divmod(r, kT)
+    rep_h = np.where(keep, true_h, _nth_true(H, h_rank))
+    rep_l = np.where(keep, true_l, _nth_true(T, l_rank))
+    return rep_h, rep_l, k
+
+
+def _sample_rr_bits(potential, true_cell, epsilon, rng):
+    """One binary-RR bit per potential cell (eq 8); cells outside V_i stay 0 and carry no noise."""
+    q, _ = _rr_constants(epsilon)
+    bits = rng.random(potential.shape, dtype=np.float32) < q
+    bits[np.arange(len(true_cell)), true_cell] ^= True
+    return bits & potential
+
+
+def _potential_cells(H, T):
+    """Flatten V_i = H_i x T_i to a (users x cells) boolean matrix, cell = h * n_leaves + leaf."""
+    return (H[:, :, None] & T[:, None, :]).reshape(len(H), -1)
+
+
+class CellReports(NamedTuple):
+    """Per-user messages of the cell report, for teaching (what the server actually receives).
+
+    reported : (n,) reported cell ids (GRR) or (n, n_cells) 0/1 bits (RR).
+    potential : (n, n_cells) bool, the potential cells V_i (known to the server from the
+        published coordinates).
+    debiased : (n, n_cells) float, the unbiased indicator estimates V~_i^j; 0 outside V_i.
+    """
+
+    reported: np.ndarray
+    potential: np.ndarray
+    debiased: np.ndarray
+
+
+def cell_reports(partition, X, W, epsilon, mechanism, rng):
+    """Every user's privatised cell report over their potential cells V_i (eq 8 or eq 17).
+
+    Materialises (n, n_cells) arrays, so it is meant for small n (teaching, tests);
+    :func:`cell_report_sums` draws the same reports chunk by chunk and keeps only sums.
+
+    Parameters
+    ----------
+    partition : ldpviz.partition.Partition
+    X : (n, d) array in [0, 1]; each user's full record (the randomizer runs on the user side).
+    W : (n, d) bool privacy mask, 1 = protected.
+    epsilon : float
+        Budget of the cell report, ``(1 - rho) * eps`` in HistOfTree.
+    mechanism : {"grr", "rr"}
+
+    Privacy: V_i depends on published coordinates only, and within V_i the report is
+    epsilon-LDP in the protected coordinates (Proposition 3.2 for "rr", A.1 for "grr").
+    """
+    epsilon = check_epsilon(epsilon)
+    check_choice(mechanism, "mechanism", MECHANISMS)
+    n_cells = partition.n_cells
+    if len(X) * n_cells > 50_000_000:
+        raise ValueError("cell_reports materialises n x n_cells arrays; use cell_report_sums.")
+    H, T = partition.potential(X, W)
+    true_h, true_l = partition.cell_parts(X)
+    potential = _potential_cells(H, T)
+    true_cell = true_h * partition.n_leaves + true_l
+    if mechanism == "grr":
+        rep_h, rep_l, k = _sample_grr_cells(H, T, true_h, true_l, epsilon, rng)
+        reported = rep_h * partition.n_leaves + rep_l
+        _, p_other, c, _ = _grr_constants(epsilon, k)
+        onehot = reported[:, None] == np.arange(n_cells)[None, :]
+        debiased = c[:, None] * (onehot - p_other[:, None]) * potential
+    else:
+        reported = _sample_rr_bits(potential, true_cell, epsilon, rng)
+        debiased = debias_binary_rr(reported, epsilon) * potential
+    return CellReports(reported, potential, debiased)
+
+
+def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_size=None):
+    """Aggregate the cell reports of all users: the numerator and denominator of eq (9).
+
+    Returns ``(numerator, denominator)``, each of length ``n_cells``:
+    ``numerator[j] = sum_i y_tilde_i V~_i^j`` and ``denominator[j] = sum_i V~_i^j``. Their
+    expectations over the randomizer are the sum of ``y_tilde`` and the number of users in cell
+    j. Users are processed in chunks so memory stays bounded at any n (never an n x n_cells
+    matrix); the draws are those of :func:`cell_reports`.
+    """
+    epsilon = check_epsilon(epsilon)
+    check_choice(mechanism, "mechanism", MECHANISMS)
+    n, n_cells, n_leaves = len(X), partition.n_cells, partition.n_leaves
+    if chunk_size is None:
+        chunk_size = max(1, _CHUNK_ENTRIES // max(n_cells, 1))
+    numerator = np.zeros(n_cells)
+    denominator = np.zeros(n_cells)
+    for start in range(0, n, chunk_size):
+        sl = slice(start, start + chunk_size)
+        Xc, Wc, yc = X[sl], W[sl], y_tilde[sl]
+        H, T = partition.potential(Xc, Wc)
+        true_h, true_l = partition.cell_parts(Xc)
+        if mechanism == "grr":
+            rep_h, rep_l, k = _sample_grr_cells(H, T, true_h, true_l, epsilon, rng)
+            _, _, c, offset = _grr_constants(epsilon, k)
+            cell = rep_h * n_leaves + rep_l
+            denominator += np.bincount(cell, weights=c, minlength=n_cells)
+            numerator += np.bincount(cell, weights=c * yc, minlength=n_cells)
+            # Every potential cell of user i carries -offset, offset = c_i * p_other_i.
+            Hf = H.astype(float)
+            denominator -= offset * (Hf.T @ T.astype(float)).ravel()
+            numerator -= offset * (Hf.T @ (T * yc[:, None])).ravel()
+        else:
+            potential = _potential_cells(H, T)
+            bits = _sample_rr_bits(potential, true_h * n_leaves + true_l, epsilon, rng)
+            q, C = _rr_constants(epsilon)
+            pf = potential.astype(np.float64)
+            bf = bits.astype(np.float64)
+            denominator += C * (bf.sum(axis=0) - q * pf.sum(axis=0))
+            numerator += C * (yc @ bf - q * (yc @ pf))
+    return numerator, denominator
