@@ -286,22 +286,25 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
 def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_size=None):
     """Aggregate the cell reports of all users: the numerator and denominator of eq (9).
 
-    Returns ``(numerator, denominator)``, each of length ``n_cells``:
-    ``numerator[j] = sum_i y_tilde_i V~_i^j`` and ``denominator[j] = sum_i V~_i^j``. Their
-    expectations over the randomizer are the sum of ``y_tilde`` and the number of users in cell
-    j. Users are processed in chunks so memory stays bounded at any n (never an n x n_cells
-    matrix); the draws are those of :func:`cell_reports`.
+    Returns ``(numerator, denominator)``: ``numerator[j] = sum_i y_tilde_i V~_i^j`` (shape
+    ``(n_cells,)``, or ``(n_cells, m)`` when y_tilde has m columns) and
+    ``denominator[j] = sum_i V~_i^j``. Their expectations over the randomizer are the sum of
+    ``y_tilde`` and the number of users in cell j. Users are processed in chunks so memory stays
+    bounded at any n (never an n x n_cells matrix); the draws are those of
+    :func:`cell_reports`.
     """
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", MECHANISMS)
     n, n_cells, n_leaves = len(X), partition.n_cells, partition.n_leaves
+    y2 = np.asarray(y_tilde, dtype=float).reshape(n, -1)
+    m = y2.shape[1]
     if chunk_size is None:
-        chunk_size = max(1, _CHUNK_ENTRIES // max(n_cells, 1))
-    numerator = np.zeros(n_cells)
+        chunk_size = max(1, _CHUNK_ENTRIES // (max(n_cells, 1) * m))
+    numerator = np.zeros((n_cells, m))
     denominator = np.zeros(n_cells)
     for start in range(0, n, chunk_size):
         sl = slice(start, start + chunk_size)
-        Xc, Wc, yc = X[sl], W[sl], y_tilde[sl]
+        Xc, Wc, yc = X[sl], W[sl], y2[sl]
         H, T = partition.potential(Xc, Wc)
         true_h, true_l = partition.cell_parts(Xc)
         if mechanism == "grr":
@@ -309,11 +312,12 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
             _, _, c, offset = _grr_constants(epsilon, k)
             cell = rep_h * n_leaves + rep_l
             denominator += np.bincount(cell, weights=c, minlength=n_cells)
-            numerator += np.bincount(cell, weights=c * yc, minlength=n_cells)
+            for col in range(m):
+                numerator[:, col] += np.bincount(cell, weights=c * yc[:, col], minlength=n_cells)
             # Every potential cell of user i carries -offset, offset = c_i * p_other_i.
-            Hf = H.astype(float)
-            denominator -= offset * (Hf.T @ T.astype(float)).ravel()
-            numerator -= offset * (Hf.T @ (T * yc[:, None])).ravel()
+            Hf, Tf = H.astype(float), T.astype(float)
+            denominator -= offset * (Hf.T @ Tf).ravel()
+            numerator -= offset * np.einsum("ih,il,im->hlm", Hf, Tf, yc).reshape(n_cells, m)
         else:
             potential = _potential_cells(H, T)
             bits = _sample_rr_bits(potential, true_h * n_leaves + true_l, epsilon, rng)
@@ -321,5 +325,7 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
             pf = potential.astype(np.float64)
             bf = bits.astype(np.float64)
             denominator += C * (bf.sum(axis=0) - q * pf.sum(axis=0))
-            numerator += C * (yc @ bf - q * (yc @ pf))
+            numerator += C * (bf.T @ yc - q * (pf.T @ yc))
+    if np.ndim(y_tilde) == 1:
+        numerator = numerator[:, 0]
     return numerator, denominator

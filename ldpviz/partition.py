@@ -88,7 +88,8 @@ class PublicTree:
     lo, hi : (n_nodes, k) node boxes on the tree axes.
     leaf_id : (n_nodes,) int, leaf number of each leaf node (-1 for internal nodes).
     leaf_count : (n_leaves,) users that reached each leaf with every split coordinate published.
-    leaf_label_mean : (n_leaves,) mean privatised label of those users (nan if none): a
+    leaf_label_mean : (n_leaves,) or (n_leaves, m) mean privatised label of those users (nan if
+        none): a
         round-1, public-side value used as a fallback (post-processing, no extra privacy cost).
     """
 
@@ -156,16 +157,18 @@ class PublicTree:
 
 
 def _node_stats(key, n_keys, weights, y):
-    """Per-key count, sum and sum of squares of y over the users with weight 1."""
+    """Per-key count, per-column sums (n_keys, m) and total sum of squares of y (n, m)."""
     count = np.bincount(key, weights=weights, minlength=n_keys)
-    total = np.bincount(key, weights=weights * y, minlength=n_keys)
-    sq = np.bincount(key, weights=weights * y * y, minlength=n_keys)
+    total = np.stack([np.bincount(key, weights=weights * col, minlength=n_keys) for col in y.T],
+                     axis=-1)
+    sq = np.bincount(key, weights=weights * (y * y).sum(axis=1), minlength=n_keys)
     return count, total, sq
 
 
 def _sse(count, total, sq):
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, sq - total * total / np.where(count > 0, count, 1), 0.0)
+    """Sum of squared deviations from the mean, summed over label columns (0 if empty)."""
+    safe = np.where(count > 0, count, 1)
+    return np.where(count > 0, sq - (total * total).sum(axis=-1) / safe, 0.0)
 
 
 def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
@@ -174,7 +177,8 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     Parameters
     ----------
     X : (n, d) array in [0, 1]. Only coordinates with ``W[i, l] = 0`` are ever read.
-    y_tilde : (n,) privatised labels (the round-1 release).
+    y_tilde : (n,) or (n, m) privatised labels (the round-1 release); with m columns (e.g.
+        debiased one-hot classes) the score sums the variance reduction over columns.
     W : (n, d) bool privacy mask.
     axes : sequence of int, the public (non-histogram) axes the tree may split on.
     depth : int >= 0, number of split levels p.
@@ -200,6 +204,7 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", 0)
     axes = np.asarray(axes, dtype=np.int64)
     n, k = len(X), len(axes)
+    y2 = np.asarray(y_tilde, dtype=float).reshape(n, -1)
     if k == 0:
         depth = 0
     min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
@@ -227,19 +232,20 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
             avail = (pos >= 0) & public[:, a]
             w = avail.astype(float)
             p = np.where(avail, pos, 0)
-            pc, pt, ps = _node_stats(p, F, w, y_tilde)
+            pc, pt, ps = _node_stats(p, F, w, y2)
             parent_sse = _sse(pc, pt, ps)
             if rule == "max-edge":
                 mid = (flo[:, a] + fhi[:, a]) / 2
                 side = (Xa[:, a] >= mid[p]).astype(np.int64)
-                c, t_, s_ = (v.reshape(F, 2) for v in _node_stats(2 * p + side, 2 * F, w, y_tilde))
+                c, t_, s_ = (v.reshape(F, 2, *v.shape[1:])
+                             for v in _node_stats(2 * p + side, 2 * F, w, y2))
                 child_sse = _sse(c, t_, s_).sum(axis=1)
                 ok = longest[:, a] & (c.min(axis=1) >= min_child)
                 thr = mid
             else:
                 b = np.minimum((Xa[:, a] * CART_BINS).astype(np.int64), CART_BINS - 1)
-                c, t_, s_ = (np.cumsum(v.reshape(F, CART_BINS), axis=1)
-                             for v in _node_stats(p * CART_BINS + b, F * CART_BINS, w, y_tilde))
+                c, t_, s_ = (np.cumsum(v.reshape(F, CART_BINS, *v.shape[1:]), axis=1)
+                             for v in _node_stats(p * CART_BINS + b, F * CART_BINS, w, y2))
                 right_c = pc[:, None] - c
                 sse = _sse(c, t_, s_) + _sse(right_c, pt[:, None] - t_, ps[:, None] - s_)
                 sse[(c < min_child) | (right_c < min_child)] = np.inf
@@ -294,17 +300,20 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     leaf_of_user = leaf_id[node_of[at_leaf]]
     n_leaves = int(np.sum(feature < 0))
     leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
-    leaf_sum = np.bincount(leaf_of_user, weights=y_tilde[at_leaf], minlength=n_leaves)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        leaf_mean = np.where(leaf_count > 0, leaf_sum / np.maximum(leaf_count, 1), np.nan)
+    leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
+                         for col in y2.T], axis=-1)
+    leaf_mean = np.where(leaf_count[:, None] > 0, leaf_sum / np.maximum(leaf_count, 1)[:, None],
+                         np.nan)
+    if np.ndim(y_tilde) == 1:
+        leaf_mean = leaf_mean[:, 0]
     return PublicTree(
         axes=axes,
         feature=feature,
         threshold=np.array(threshold, dtype=float),
         left=np.array(left, dtype=np.int64),
         right=np.array(right, dtype=np.int64),
-        lo=np.array(lo, dtype=float).reshape(-1, k),
-        hi=np.array(hi, dtype=float).reshape(-1, k),
+        lo=np.array(lo, dtype=float).reshape(len(feature), k),
+        hi=np.array(hi, dtype=float).reshape(len(feature), k),
         leaf_id=leaf_id,
         leaf_count=leaf_count,
         leaf_label_mean=leaf_mean,

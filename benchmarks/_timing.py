@@ -1,0 +1,17 @@
+"""Timing helper for the benchmark scripts: medians of repeated calls in one process."""
+
+import time
+
+import numpy as np
+
+
+def median_seconds(fn, repeats=7, warmup=1):
+    """Median wall time of ``fn()`` over ``repeats`` calls, after ``warmup`` uncounted calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))

@@ -1,0 +1,67 @@
+"""The project's own files stay in step: pyproject.toml, environment.yml (Binder), Makefile."""
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name_and_spec(requirement):
+    match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)(\[[^\]]*\])?\s*(.*?)\s*", requirement)
+    return match.group(1).lower().replace("_", "-"), match.group(3).replace(" ", "")
+
+
+def _conda_dependencies():
+    """The conda packages listed under `dependencies:` (the file is plain, one per line)."""
+    deps, in_deps, in_pip = {}, False, False
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        stripped = line.split("#")[0].rstrip()
+        if not stripped:
+            continue
+        if not line.startswith(" "):
+            in_deps = stripped == "dependencies:"
+            continue
+        if in_deps and stripped.strip() == "- pip:":
+            in_pip = True
+            continue
+        if in_deps and not in_pip and stripped.strip().startswith("- "):
+            name, spec = _name_and_spec(stripped.strip()[2:])
+            deps[name] = spec
+    return deps
+
+
+def _pyproject():
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_environment_yml_lists_the_same_dependencies_as_pyproject():
+    project = _pyproject()
+    wanted = dict(_name_and_spec(r) for r in project["dependencies"])
+    for extra in ("lab", "test"):  # Binder opens the lab and can run the tests
+        wanted.update(_name_and_spec(r) for r in project["optional-dependencies"][extra])
+    conda = _conda_dependencies()
+    python = conda.pop("python")
+    conda.pop("pip")
+    assert conda == wanted
+    assert python == project["requires-python"]
+
+
+def test_environment_yml_installs_the_package_itself():
+    text = (ROOT / "environment.yml").read_text()
+    assert re.search(r"- pip:\s*\n\s*- -e \.\s*$", text, re.MULTILINE)
+    assert "conda-forge" in text
+
+
+def test_readme_quick_start_is_the_two_make_targets():
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^\s*(make \S+)\s*$", quick, re.MULTILINE)
+    assert commands == ["make lab", "make test"]
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("lab", "test"):
+        assert re.search(rf"^{target}:", makefile, re.MULTILINE)
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
