@@ -197,22 +197,24 @@ def _nth_true(mask, nth):
     return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
 
 
-def _sample_grr_cells(H, T, true_h, true_l, epsilon, rng):
+def _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng):
     """Draw one GRR report per user over V_i = H_i x T_i (eq 17) without listing V_i.
 
     Returns the reported (histogram cell, leaf) pair and |V_i|. "Another cell, uniformly" is
-    drawn as a rank among the |V_i| - 1 other potential cells, then decoded in the product order.
+    drawn as a rank among the |V_i| - 1 other potential cells, then decoded in cell-id order:
+    the histogram part by mixed radix over the hidden axes, the leaf part from T.
     """
-    kH = H.sum(axis=1)
+    hist = partition.histogram
+    kH = hist.potential_size(W)
     kT = T.sum(axis=1)
     k = kH * kT
     p_true, _, _, _ = _grr_constants(epsilon, k)
     keep = (rng.random(len(k)) < p_true) | (k == 1)
     r = rng.integers(0, np.maximum(k - 1, 1))
-    rank_true = _rank_of(H, true_h) * kT + _rank_of(T, true_l)
+    rank_true = hist.potential_rank(X, W) * kT + _rank_of(T, true_l)
     r = np.minimum(r + (r >= rank_true), k - 1)
     h_rank, l_rank = np.divmod(r, kT)
-    rep_h = np.where(keep, true_h, _nth_true(H, h_rank))
+    rep_h = np.where(keep, true_h, hist.potential_nth(X, W, h_rank))
     rep_l = np.where(keep, true_l, _nth_true(T, l_rank))
     return rep_h, rep_l, k
 
@@ -272,7 +274,7 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
     potential = _potential_cells(H, T)
     true_cell = true_h * partition.n_leaves + true_l
     if mechanism == "grr":
-        rep_h, rep_l, k = _sample_grr_cells(H, T, true_h, true_l, epsilon, rng)
+        rep_h, rep_l, k = _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng)
         reported = rep_h * partition.n_leaves + rep_l
         _, p_other, c, _ = _grr_constants(epsilon, k)
         onehot = reported[:, None] == np.arange(n_cells)[None, :]
@@ -305,20 +307,25 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     for start in range(0, n, chunk_size):
         sl = slice(start, start + chunk_size)
         Xc, Wc, yc = X[sl], W[sl], y2[sl]
-        H, T = partition.potential(Xc, Wc)
+        T = partition.tree.potential(Xc, Wc)
         true_h, true_l = partition.cell_parts(Xc)
         if mechanism == "grr":
-            rep_h, rep_l, k = _sample_grr_cells(H, T, true_h, true_l, epsilon, rng)
+            rep_h, rep_l, k = _sample_grr_cells(partition, Xc, Wc, T, true_h, true_l, epsilon,
+                                                rng)
             _, _, c, offset = _grr_constants(epsilon, k)
             cell = rep_h * n_leaves + rep_l
             denominator += np.bincount(cell, weights=c, minlength=n_cells)
             for col in range(m):
                 numerator[:, col] += np.bincount(cell, weights=c * yc[:, col], minlength=n_cells)
             # Every potential cell of user i carries -offset, offset = c_i * p_other_i.
-            Hf, Tf = H.astype(float), T.astype(float)
-            denominator -= offset * (Hf.T @ Tf).ravel()
-            numerator -= offset * np.einsum("ih,il,im->hlm", Hf, Tf, yc).reshape(n_cells, m)
+            Tf = T.astype(float)
+            weights = np.concatenate([Tf, (Tf[:, :, None] * yc[:, None, :]).reshape(len(T), -1)],
+                                     axis=1)
+            cover = partition.histogram.potential_sum(Xc, Wc, weights)
+            denominator -= offset * cover[:, :n_leaves].ravel()
+            numerator -= offset * cover[:, n_leaves:].reshape(n_cells, m)
         else:
+            H = partition.histogram.potential(Xc, Wc)
             potential = _potential_cells(H, T)
             bits = _sample_rr_bits(potential, true_h * n_leaves + true_l, epsilon, rng)
             q, C = _rr_constants(epsilon)

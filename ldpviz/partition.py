@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from ._validation import check_choice, check_int
 
@@ -65,10 +66,69 @@ class Histogram:
             H = (H[:, :, None] & allowed[:, None, :]).reshape(len(X), -1)
         return H
 
+    # The potential set of a user is a product: every bin on a hidden axis, their own bin on a
+    # published one. The methods below work on that structure in O(n s) instead of building
+    # the (n, t^s) matrix above; cells are listed in cell-id order (last axis fastest).
+    def _hidden(self, W):
+        return W[:, list(self.axes)].astype(bool)
+
+    def potential_size(self, W):
+        """|H_i| = t ** (number of hidden histogram axes of user i)."""
+        return self.t ** self._hidden(W).sum(axis=1)
+
+    def potential_rank(self, X, W):
+        """Position of each user's own cell among their potential cells."""
+        b, hidden = self.bins(X), self._hidden(W)
+        rank = np.zeros(len(X), dtype=np.int64)
+        for j in range(len(self.axes)):
+            rank = np.where(hidden[:, j], rank * self.t + b[:, j], rank)
+        return rank
+
+    def potential_nth(self, X, W, nth):
+        """Cell id of the ``nth[i]``-th potential cell of user i (0-based)."""
+        b, hidden = self.bins(X), self._hidden(W)
+        nth = np.asarray(nth, dtype=np.int64).copy()
+        for j in reversed(range(len(self.axes))):
+            b[:, j] = np.where(hidden[:, j], nth % self.t, b[:, j])
+            nth = np.where(hidden[:, j], nth // self.t, nth)
+        if not self.axes:
+            return np.zeros(len(X), dtype=np.int64)
+        return np.ravel_multi_index(tuple(b.T), (self.t,) * len(self.axes))
+
+    def potential_sum(self, X, W, weights):
+        """``sum_i 1{h in H_i} weights[i]`` for every histogram cell h: shape (n_cells, m).
+
+        Users are grouped by which histogram axes they hide; within a group the sum depends
+        only on the published bins and is broadcast over the hidden ones.
+        """
+        s, t = len(self.axes), self.t
+        weights = np.asarray(weights, dtype=float).reshape(len(X), -1)
+        out = np.zeros((t,) * s + (weights.shape[1],))
+        if s == 0:
+            return weights.sum(axis=0)[None, :]
+        b, hidden = self.bins(X), self._hidden(W)
+        pattern = hidden @ (1 << np.arange(s))
+        for code in np.unique(pattern):
+            rows = np.flatnonzero(pattern == code)
+            shown = [j for j in range(s) if not (code >> j) & 1]
+            if shown:
+                group = np.ravel_multi_index(tuple(b[rows][:, shown].T), (t,) * len(shown))
+                onehot = sparse.csr_matrix(
+                    (np.ones(len(rows)), (group, np.arange(len(rows)))),
+                    shape=(t ** len(shown), len(rows)))
+                block = onehot @ weights[rows]
+            else:
+                block = weights[rows].sum(axis=0, keepdims=True)
+            shape = [t if j in shown else 1 for j in range(s)]
+            out += block.reshape(*shape, -1)
+        return out.reshape(self.n_cells, -1)
+
     def boxes(self):
         """(lo, hi), each (n_cells, s): the box of each histogram cell on its axes."""
         s = len(self.axes)
-        idx = np.array(np.unravel_index(np.arange(self.n_cells), (self.t,) * s)).T.reshape(-1, s)
+        if s == 0:
+            return np.zeros((1, 0)), np.ones((1, 0))
+        idx = np.stack(np.unravel_index(np.arange(self.n_cells), (self.t,) * s), axis=1)
         return idx / self.t, (idx + 1) / self.t
 
 

@@ -149,6 +149,8 @@ def test_corner_cases_s_zero_and_s_equals_d(rng, hist_axes):
         assert part.n_leaves == 1 and part.n_cells == 8
     else:  # s = 0: label LDP, the tree does all the work
         assert part.histogram.n_cells == 1 and part.n_cells == 8
+    lo, hi = part.cell_boxes()
+    assert np.prod(hi - lo, axis=1).sum() == pytest.approx(1.0)
     means, counts = part.cell_means(X, y)
     cells = part.cell_index(X)
     for j in range(part.n_cells):
@@ -156,3 +158,19 @@ def test_corner_cases_s_zero_and_s_equals_d(rng, hist_axes):
             assert means[j] == pytest.approx(y[cells == j].mean())
         else:
             assert np.isnan(means[j])
+
+
+@pytest.mark.parametrize("axes", [(), (2,), (0, 2, 3)])
+def test_factored_histogram_potential_agrees_with_the_explicit_matrix(rng, axes):
+    X = rng.random((400, 4))
+    W = rng.random(X.shape) < 0.5
+    hist = Histogram(axes=axes, t=3)
+    H = hist.potential(X, W)
+    own = hist.cell_index(X)
+    assert np.array_equal(hist.potential_size(W), H.sum(1))
+    cum = np.cumsum(H, axis=1)
+    assert np.array_equal(hist.potential_rank(X, W), cum[np.arange(len(X)), own] - 1)
+    nth = (rng.random(len(X)) * H.sum(1)).astype(int)
+    assert np.array_equal(hist.potential_nth(X, W, nth), np.argmax(cum > nth[:, None], axis=1))
+    weights = rng.standard_normal((len(X), 5))
+    assert np.allclose(hist.potential_sum(X, W, weights), H.T.astype(float) @ weights)
