@@ -5,7 +5,7 @@ The package computes (mechanisms, partitions, estimators, theory); ``ldpviz.plot
 """
 
 from ._validation import PrivacyWarning
-from .estimators import HistOfTree
+from .estimators import AdHistOfTree, HistOfTree
 
-__all__ = ["HistOfTree", "PrivacyWarning", "__version__"]
+__all__ = ["AdHistOfTree", "HistOfTree", "PrivacyWarning", "__version__"]
 __version__ = "0.1.0"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import theory
 from ._base import SemiFeatureRegressor
 from ._validation import check_choice, check_int, check_rho
 from .masks import protection_ranking
@@ -162,3 +163,81 @@ class HistOfTree(SemiFeatureRegressor):
         """Predicted label: the value of the cell containing each point."""
         X = self._check_predict_input(X)
         return self.cell_values_[self.partition_.cell_index(X)]
+
+
+class AdHistOfTree(HistOfTree):
+    """HistOfTree with (s, depth, t) chosen by eq (15) from W, n and epsilon alone (Sec 4.3).
+
+    The selection never looks at the labels: it minimises the bound (15) over s and the depth
+    p by brute force (:func:`ldpviz.theory.select_s_p`), then takes ``t = t* + t_offset`` with
+    ``t* = round(2^(p/(d-s)))``. Features that every user protects always go to the histogram
+    (``s >= s_min``): the tree could not learn splits on them, and on an aligned mask this
+    selects ``s = s*``, the first corner case of Section 4.3. If every feature is protected by
+    everyone (s = d, no tree), t minimises the s = d analogue of (15),
+    ``t^{2d} log n / (n eps^2) + c t^{-2}``.
+
+    Privacy: exactly that of :class:`HistOfTree`; the selection reads only the public mask W.
+
+    Parameters
+    ----------
+    epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, fallback, clip,
+    random_state :
+        As in :class:`HistOfTree`.
+    c : float, default=1.0
+        Multiplier of the approximation term of (15); Appendix C.1 tunes it in {0.01, 0.1, 1}.
+    t_offset : int, default=0
+        Use ``t* + t_offset`` bins (at least 1); Appendix C.1 tunes it in {-1, 0, 1}.
+
+    Attributes
+    ----------
+    s_, depth_, t_ : the selected number of histogram axes, depth p* and bins per axis.
+    lambda_star_ : float, lambda* = log2(delta(p*)) / p* of the selected (s, p*).
+    Plus every attribute of :class:`HistOfTree`.
+    """
+
+    def __init__(self, epsilon=1.0, c=1.0, t_offset=0, rule="max-edge", mechanism="grr",
+                 rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
+                 fallback="leaf", clip=True, random_state=None):
+        self.epsilon = epsilon
+        self.c = c
+        self.t_offset = t_offset
+        self.rule = rule
+        self.mechanism = mechanism
+        self.rho = rho
+        self.y_bound = y_bound
+        self.private_features = private_features
+        self.min_samples_leaf = min_samples_leaf
+        self.fallback = fallback
+        self.clip = clip
+        self.random_state = random_state
+
+    def fit(self, X, y, W=None):
+        """Select (s, p*, t) from the public W, n and epsilon, then run HistOfTree's protocol."""
+        check_rho(self.rho)
+        check_choice(self.rule, "rule", RULES)
+        check_choice(self.mechanism, "mechanism", MECHANISMS)
+        check_choice(self.fallback, "fallback", FALLBACKS)
+        if isinstance(self.c, bool) or not np.isscalar(self.c) or not self.c > 0:
+            raise ValueError(f"c must be a positive number, got {self.c!r}.")
+        check_int(self.t_offset, "t_offset", -10, 10)
+        X, y, W, M, rng = self._prepare_fit(X, y, W)
+        self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
+        self._fit_protocol(X, y, W, M, rng, self.s_, self.t_, self.depth_)
+        return self
+
+    def _select(self, W):
+        n, d = W.shape
+        s_min = int(np.sum(W.all(axis=0)))
+        epsilon = float(self.epsilon)
+        if s_min == d or n < 2:
+            return d, 0, self._histogram_only_t(n, d, epsilon), 0.0
+        s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min)
+        t = max(1, theory.optimal_t(p, d, s) + self.t_offset)
+        return s, p, t, float(theory.lambda_star(W, s, p))
+
+    def _histogram_only_t(self, n, d, epsilon):
+        """Bins per axis minimising t^{2d} log n / (n eps^2) + c t^{-2} (the s = d case)."""
+        t = np.arange(1, 65)
+        scale = np.log(max(n, 2)) / (max(n, 1) * epsilon**2) if np.isfinite(epsilon) else 0.0
+        best = int(t[np.argmin(t ** (2.0 * d) * scale + self.c * t ** -2.0)])
+        return max(1, best + self.t_offset)

@@ -1,0 +1,111 @@
+"""AdHistOfTree: (s, p, t) from eq (15), using W, n and epsilon only."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from ldpviz import AdHistOfTree, HistOfTree, theory
+from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
+from ldpviz.masks import aligned_mask, gamma_mask
+
+M = PAPER_Y_BOUND
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_paper_regression(4000, random_state=3)
+
+
+@pytest.mark.parametrize("s_star", [0, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("epsilon", [1.0, 4.0])
+@pytest.mark.parametrize("n", [1000, 10_000])
+def test_aligned_mask_selects_s_star(s_star, epsilon, n):
+    X, y = make_paper_regression(n, random_state=0)
+    model = AdHistOfTree(epsilon=epsilon, y_bound=M, random_state=0)
+    model.fit(X, y, W=aligned_mask(n, 5, s_star))
+    assert model.s_ == s_star
+    assert model.lambda_star_ == 0.0
+    assert model.hist_axes_ == tuple(range(s_star))
+
+
+def test_selection_reads_the_mask_not_the_labels(data):
+    X, y = data
+    W = gamma_mask(len(X), 5, 1.0)
+    a = AdHistOfTree(epsilon=2, y_bound=M, random_state=0).fit(X, y, W=W)
+    b = AdHistOfTree(epsilon=2, y_bound=M, random_state=1).fit(X, -y[::-1], W=W)
+    assert (a.s_, a.depth_, a.t_) == (b.s_, b.depth_, b.t_)
+
+
+def test_selection_matches_theory(data):
+    X, y = data
+    W = gamma_mask(len(X), 5, 0.5)
+    for c, t_offset in itertools.product([0.01, 0.1, 1.0], [-1, 0, 1]):
+        model = AdHistOfTree(epsilon=4, c=c, t_offset=t_offset, y_bound=M, random_state=0)
+        model.fit(X, y, W=W)
+        s_min = int(W.all(axis=0).sum())
+        s, p = theory.select_s_p(W, len(X), 4, c=c, s_min=s_min)
+        assert (model.s_, model.depth_) == (s, p)
+        assert model.t_ == max(1, theory.optimal_t(p, 5, s) + t_offset)
+        assert model.lambda_star_ == pytest.approx(theory.lambda_star(W, s, p))
+        assert model.partition_.tree.depth == p and model.partition_.histogram.t == model.t_
+
+
+def test_a_larger_approximation_weight_never_gives_a_shallower_tree(data):
+    X, y = data
+    W = gamma_mask(len(X), 5, 1.0)
+    depths = [AdHistOfTree(epsilon=4, c=c, y_bound=M).fit(X, y, W=W).depth_
+              for c in (0.01, 0.1, 1.0, 10.0)]
+    assert depths == sorted(depths)
+
+
+def test_everything_protected_by_everyone_is_a_pure_histogram(data):
+    X, y = data
+    model = AdHistOfTree(epsilon=4, y_bound=M, random_state=0).fit(X, y, W=aligned_mask(
+        len(X), 5, 5))
+    assert model.s_ == 5 and model.depth_ == 0 and model.t_ >= 1
+    assert model.n_cells_ == model.t_**5
+
+
+@pytest.mark.parametrize(("param", "value"), [("c", 0), ("c", -1.0), ("t_offset", 0.5),
+                                              ("epsilon", 0), ("rho", 1.0)])
+def test_bad_parameters_are_rejected(data, param, value):
+    X, y = data
+    with pytest.raises(ValueError, match=param):
+        AdHistOfTree(**{param: value}, y_bound=M).fit(X, y, W=gamma_mask(len(X), 5, 1.0))
+
+
+def test_scikit_learn_conventions():
+    model = AdHistOfTree(epsilon=2, c=0.1, y_bound=M)
+    assert clone(model).get_params()["c"] == 0.1
+    assert "s" not in model.get_params() and "depth" not in model.get_params()
+
+
+@pytest.mark.slow
+def test_adaptive_is_near_the_best_fixed_s_figure_2d():
+    """Figure 2(d): on W_gamma masks AdHistOfTree is about as good as the best fixed s.
+
+    As in the paper's experiments, the MSE is measured on held-out noisy labels and each
+    method reports the best of its grid (mean over replications): HistOfTree over s, p, t;
+    AdHistOfTree over the Appendix C.1 options c and t_offset.
+    """
+    n, reps, epsilon = 10_000, 4, 4.0
+    X_test, y_test = make_paper_regression(5000, random_state=999)
+    samples = [make_paper_regression(n, random_state=r) for r in range(reps)]
+
+    def mean_mse(make, W):
+        return np.mean([np.mean((make(r).fit(X, y, W=W).predict(X_test) - y_test) ** 2)
+                        for r, (X, y) in enumerate(samples)])
+
+    for gamma in (0.5, 1.0, 2.0):
+        W = gamma_mask(n, 5, gamma)
+        fixed = min(
+            mean_mse(lambda r, s=s, p=p, t=t: HistOfTree(epsilon=epsilon, s=s, t=t, depth=p,
+                                                         y_bound=M, random_state=r), W)
+            for s, p, t in itertools.product([1, 2, 3], [1, 2, 4], [1, 2, 3]))
+        adaptive = min(
+            mean_mse(lambda r, c=c, o=o: AdHistOfTree(epsilon=epsilon, c=c, t_offset=o,
+                                                      y_bound=M, random_state=r), W)
+            for c, o in itertools.product([0.01, 0.1, 1.0], [-1, 0, 1]))
+        assert adaptive <= 1.05 * fixed, (gamma, adaptive, fixed)
