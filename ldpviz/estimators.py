@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import RegressorMixin
 
 from . import theory
-from ._base import SemiFeatureRegressor
+from ._base import SemiFeatureEstimator
 from ._validation import check_choice, check_int, check_rho
 from .masks import protection_ranking
 from .mechanisms import MECHANISMS, cell_report_sums, privatize_labels, split_budget
@@ -14,7 +15,56 @@ from .partition import RULES, build_partition
 FALLBACKS = ("leaf", "zero")
 
 
-class HistOfTree(SemiFeatureRegressor):
+class HistOfTreeProtocol(SemiFeatureEstimator):
+    """The two rounds of Section 3, shared by HistOfTree and its classifier.
+
+    Subclasses define ``_release_labels(labels, rng)``, the round-1 label release (called once;
+    its values Y~, shape (n,) or (n, m), feed the tree and every cell) and
+    ``_set_cell_values(numerator, denominator, y_tilde)``, the post-processing of eq (9).
+    """
+
+    _fallbacks = FALLBACKS
+
+    def _check_protocol_params(self):
+        check_rho(self.rho)
+        check_choice(self.rule, "rule", RULES)
+        check_choice(self.mechanism, "mechanism", MECHANISMS)
+        check_choice(self.fallback, "fallback", self._fallbacks)
+
+    def _choose_s(self, W):
+        d = W.shape[1]
+        if self.s is not None:
+            return check_int(self.s, "s", 0, d)
+        if self.private_features is not None:
+            return len(self.private_features)
+        return round(float(W.sum(axis=1).mean()))
+
+    def _run_protocol(self, X, labels, W, rng, s, t, depth):
+        """Rounds 1 and 2 for a given (s, t, depth)."""
+        self.epsilon_label_, self.epsilon_cells_ = split_budget(self.epsilon, self.rho)
+        self.s_ = s
+        self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
+        # Round 1: one label release per user, reused below by the tree and by every cell.
+        y_tilde = self._release_labels(labels, rng)
+        self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
+                                          self.rule, self.min_samples_leaf)
+        self.tree_axes_ = self.partition_.tree_axes
+        self.n_cells_ = self.partition_.n_cells
+        # Round 2: the cell reports over potential cells.
+        num, den = cell_report_sums(self.partition_, X, W, y_tilde, self.epsilon_cells_,
+                                    self.mechanism, rng)
+        self.cell_numerator_, self.cell_denominator_ = num, den
+        self._set_cell_values(num, den, y_tilde)
+
+    def _leaf_backup(self, global_value):
+        """Round-1 leaf means of Y~ (``global_value`` where a leaf has none), one row per cell."""
+        leaf = self.partition_.tree.leaf_label_mean
+        leaf = np.where(np.isnan(leaf), global_value, leaf)
+        reps = (self.partition_.histogram.n_cells,) + (1,) * (leaf.ndim - 1)
+        return np.tile(leaf, reps)
+
+
+class HistOfTree(RegressorMixin, HistOfTreeProtocol):
     """Histogram on the private features times a tree on the public ones, under semi-feature LDP.
 
     The two-round protocol of Section 3 (aligned: eqs 4-6; personalized: eqs 8-9; GRR variant:
@@ -108,56 +158,28 @@ class HistOfTree(SemiFeatureRegressor):
         W : (n, d) 0/1 array or None. 1 = the user protects that feature. None: the aligned
             mask from ``private_features`` (or the first ``s`` columns).
         """
-        check_rho(self.rho)
-        check_choice(self.rule, "rule", RULES)
-        check_choice(self.mechanism, "mechanism", MECHANISMS)
-        check_choice(self.fallback, "fallback", FALLBACKS)
+        self._check_protocol_params()
         check_int(self.t, "t", 1)
         check_int(self.depth, "depth", 0)
-        X, y, W, M, rng = self._prepare_fit(X, y, W)
-        s = self._choose_s(W)
-        self._fit_protocol(X, y, W, M, rng, s, self.t, self.depth)
+        X, y, W, _, rng = self._prepare_fit(X, y, W)
+        self._run_protocol(X, y, W, rng, self._choose_s(W), self.t, self.depth)
         return self
 
-    def _choose_s(self, W):
-        d = W.shape[1]
-        if self.s is not None:
-            return check_int(self.s, "s", 0, d)
-        if self.private_features is not None:
-            return len(self.private_features)
-        return round(float(W.sum(axis=1).mean()))
+    def _release_labels(self, y, rng):
+        """eq (4): clip to [-M, M] and add Laplace(2M / (rho eps)), once per user."""
+        self.y_tilde_ = privatize_labels(y, self.epsilon_label_, self.y_bound_, rng)
+        return self.y_tilde_
 
-    def _fit_protocol(self, X, y, W, M, rng, s, t, depth):
-        """Rounds 1 and 2 for a given (s, t, depth); shared with AdHistOfTree."""
-        self.epsilon_label_, self.epsilon_cells_ = split_budget(self.epsilon, self.rho)
-        self.s_ = s
-        ranking = protection_ranking(W)
-        self.hist_axes_ = tuple(int(a) for a in ranking[:s])
-        # Round 1: one label release per user, reused below by the tree and by every cell.
-        self.y_tilde_ = privatize_labels(y, self.epsilon_label_, M, rng)
-        self.partition_ = build_partition(X, self.y_tilde_, W, self.hist_axes_, t, depth,
-                                          self.rule, self.min_samples_leaf)
-        self.tree_axes_ = self.partition_.tree_axes
-        self.n_cells_ = self.partition_.n_cells
-        # Round 2: the cell reports over potential cells.
-        num, den = cell_report_sums(self.partition_, X, W, self.y_tilde_, self.epsilon_cells_,
-                                    self.mechanism, rng)
-        self.cell_numerator_, self.cell_denominator_ = num, den
-        self.cell_values_ = self._cell_values(num, den, M)
-
-    def _cell_values(self, num, den, M):
+    def _set_cell_values(self, num, den, y_tilde):
         """eq (9) per cell, with the post-processing fallback and clipping."""
         if self.fallback == "zero":
             backup = np.zeros(self.n_cells_)
         else:
-            tree = self.partition_.tree
-            global_mean = float(np.mean(self.y_tilde_))
-            leaf_mean = np.where(np.isnan(tree.leaf_label_mean), global_mean,
-                                 tree.leaf_label_mean)
-            backup = np.tile(leaf_mean, self.partition_.histogram.n_cells)
+            backup = self._leaf_backup(float(np.mean(y_tilde)))
         ok = den > 0
         values = np.where(ok, num / np.where(ok, den, 1.0), backup)
-        return np.clip(values, -M, M) if self.clip else values
+        M = self.y_bound_
+        self.cell_values_ = np.clip(values, -M, M) if self.clip else values
 
     def predict(self, X):
         """Predicted label: the value of the cell containing each point."""
@@ -213,16 +235,13 @@ class AdHistOfTree(HistOfTree):
 
     def fit(self, X, y, W=None):
         """Select (s, p*, t) from the public W, n and epsilon, then run HistOfTree's protocol."""
-        check_rho(self.rho)
-        check_choice(self.rule, "rule", RULES)
-        check_choice(self.mechanism, "mechanism", MECHANISMS)
-        check_choice(self.fallback, "fallback", FALLBACKS)
+        self._check_protocol_params()
         if isinstance(self.c, bool) or not np.isscalar(self.c) or not self.c > 0:
             raise ValueError(f"c must be a positive number, got {self.c!r}.")
         check_int(self.t_offset, "t_offset", -10, 10)
-        X, y, W, M, rng = self._prepare_fit(X, y, W)
+        X, y, W, _, rng = self._prepare_fit(X, y, W)
         self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
-        self._fit_protocol(X, y, W, M, rng, self.s_, self.t_, self.depth_)
+        self._run_protocol(X, y, W, rng, self.s_, self.t_, self.depth_)
         return self
 
     def _select(self, W):

@@ -298,7 +298,8 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", MECHANISMS)
     n, n_cells, n_leaves = len(X), partition.n_cells, partition.n_leaves
-    y2 = np.asarray(y_tilde, dtype=float).reshape(n, -1)
+    y2 = np.asarray(y_tilde, dtype=float)
+    y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
     m = y2.shape[1]
     if chunk_size is None:
         chunk_size = max(1, _CHUNK_ENTRIES // (max(n_cells, 1) * m))

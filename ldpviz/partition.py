@@ -264,7 +264,8 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", 0)
     axes = np.asarray(axes, dtype=np.int64)
     n, k = len(X), len(axes)
-    y2 = np.asarray(y_tilde, dtype=float).reshape(n, -1)
+    y2 = np.asarray(y_tilde, dtype=float)
+    y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
     if k == 0:
         depth = 0
     min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)

@@ -1,0 +1,331 @@
+"""Classification under (semi-feature) LDP: HistOfTree's extension and the rule of 002.
+
+* :class:`HistOfTreeClassifier`: the extension the HistOfTree paper calls straightforward
+  (Section 1). The label is released by generalized randomized response, the public tree and
+  the cell reports are those of :class:`ldpviz.HistOfTree`, and each cell predicts the class
+  with the largest debiased count.
+* :class:`HistClassifier`: the partitioning classification rule of Berrett, Gyorfi and Walk
+  (2021, Section 5) on a cubic grid under plain LDP: the sign of the noisy label sum.
+
+The label set is a public choice, like ``y_bound`` for regression: pass ``classes``. Reading it
+off the labels (``classes=None``) warns with :class:`ldpviz.PrivacyWarning`, since the set of
+labels present can reveal a user (a class only one person has).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+
+from ._base import SemiFeatureEstimator
+from ._rng import as_generator
+from ._validation import (
+    PrivacyWarning,
+    check_choice,
+    check_epsilon,
+    check_features,
+    check_int,
+)
+from .baselines import _MAX_HIST_CELLS, HIST_NOISE, _grid_sums
+from .estimators import HistOfTreeProtocol
+from .mechanisms import debias_grr, grr
+from .partition import Histogram
+
+__all__ = ["HistClassifier", "HistOfTreeClassifier"]
+
+CLASSIFIER_FALLBACKS = ("leaf", "prior")
+
+
+def _encode_labels(y, n_samples, classes):
+    """(classes_, codes): the public label set and each label's index in it."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}.")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n_samples} rows.")
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or inf.")
+    if y.dtype == object and any(v is None or (isinstance(v, float) and np.isnan(v))
+                                 for v in y):
+        raise ValueError("y contains missing values (None or NaN).")
+    if classes is None:
+        warnings.warn(
+            "classes was not set, so the label set was read off the private labels. That "
+            "choice depends on private data and is not covered by the privacy guarantee; "
+            "pass classes as a public list fixed in advance.",
+            PrivacyWarning,
+            stacklevel=3,
+        )
+        classes_ = np.unique(y)
+    else:
+        classes_ = np.asarray(classes)
+        if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
+            raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}.")
+        classes_ = np.sort(classes_)
+    if len(classes_) < 2:
+        raise ValueError(f"y needs at least two classes, got {list(classes_)!r}.")
+    codes = np.searchsorted(classes_, y)
+    codes = np.minimum(codes, len(classes_) - 1)
+    if not np.all(classes_[codes] == y):
+        raise ValueError("y has labels outside classes: "
+                         f"{sorted(set(np.asarray(y)[classes_[codes] != y].tolist()))!r}.")
+    return classes_, codes
+
+
+class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
+    """Input checks of the classifiers (labels are categories, not numbers)."""
+
+    def _prepare_classification_fit(self, X, y, W, needs_mask):
+        check_epsilon(self.epsilon)
+        X = check_features(X)
+        self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
+        self.n_features_in_ = X.shape[1]
+        if needs_mask or W is not None:
+            W = self._resolve_mask(X.shape, W)
+        return X, codes, W, as_generator(self.random_state)
+
+    def predict(self, X):
+        """The predicted class of each point."""
+        return self.classes_[self._predict_codes(X)]
+
+
+class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
+    """HistOfTree for labels in a finite set (the extension of Section 1 of the paper).
+
+    The protocol of :class:`ldpviz.HistOfTree` with the Laplace label replaced by generalized
+    randomized response over the K classes:
+
+    1. Each user reports its class once by GRR with budget ``rho eps`` (eq 16) and publishes
+       the features it does not protect. The server debiases the report into an unbiased
+       one-hot vector ``Y~_i`` (K numbers that add up to 1) and grows the public tree on these
+       K columns (Algorithm 1, W-aware; the score sums the variance reduction over columns).
+    2. With pi = histogram on the s most protected axes x tree, each user reports its cell
+       among its potential cells V_i with budget ``(1 - rho) eps`` (eq 17 or eq 8). The
+       per-cell class scores are ``sum_i Y~_ic V~_i^j`` (eq 9's numerator, one per class),
+       unbiased for the class counts; the cell predicts the class with the largest score.
+
+    Privacy: eps-semi-feature LDP (Definition 3.1): the GRR label report changes probability
+    by at most ``e^{rho eps}`` between any two classes (Proposition A.1) and the cell report
+    by at most ``e^{(1 - rho) eps}`` between any two values of the protected features
+    (Propositions 3.2 / A.1), so by composition the user's message changes by at most
+    ``e^eps``. Normalising, clipping and the fallback are post-processing.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    s : int or None, default=None
+        Number of histogram axes (as in HistOfTree).
+    t : int, default=2
+        Histogram bins per private axis.
+    depth : int, default=2
+        Depth of the public tree.
+    rule : {"max-edge", "cart"}, default="max-edge"
+    mechanism : {"grr", "rr"}, default="grr"
+    rho : float, default=0.5
+        Share of epsilon spent on the label.
+    classes : array-like or None, default=None
+        The public label set. None reads it off y with a PrivacyWarning (a leak).
+    private_features : list of int or None
+        Aligned case: the columns every user protects (if W is not passed to fit).
+    min_samples_leaf : int, default=0
+    fallback : {"leaf", "prior"}, default="leaf"
+        Class probabilities of a cell whose scores are all <= 0: the round-1 mean of the
+        debiased one-hot labels in its tree leaf (else the global one), or the global one.
+    random_state : None, int, or numpy Generator
+
+    Attributes
+    ----------
+    classes_ : (K,) the label set, sorted.
+    partition_ : ldpviz.partition.Partition
+    n_cells_ : int
+    cell_scores_ : (n_cells, K) debiased class counts per cell (may be negative).
+    cell_denominator_ : (n_cells,) debiased user counts (the scores add up to it).
+    cell_proba_ : (n_cells, K) class probabilities per cell.
+    y_reported_ : (n,) int, each user's GRR class report (index into ``classes_``), drawn once.
+    hist_axes_, tree_axes_ : tuple of int
+    s_ : int
+    epsilon_label_, epsilon_cells_ : the budget split; they add up to epsilon.
+    """
+
+    def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
+                 rho=0.5, classes=None, private_features=None, min_samples_leaf=0,
+                 fallback="leaf", random_state=None):
+        self.epsilon = epsilon
+        self.s = s
+        self.t = t
+        self.depth = depth
+        self.rule = rule
+        self.mechanism = mechanism
+        self.rho = rho
+        self.classes = classes
+        self.private_features = private_features
+        self.min_samples_leaf = min_samples_leaf
+        self.fallback = fallback
+        self.random_state = random_state
+
+    _fallbacks = CLASSIFIER_FALLBACKS
+
+    def fit(self, X, y, W=None):
+        """Run both rounds of the protocol.
+
+        Parameters
+        ----------
+        X : (n, d) array with entries in the public box [0, 1].
+        y : (n,) labels, each in ``classes``.
+        W : (n, d) 0/1 privacy mask (1 = protected) or None (``private_features`` / ``s``).
+        """
+        self._check_protocol_params()
+        check_int(self.t, "t", 1)
+        check_int(self.depth, "depth", 0)
+        X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
+        self._run_protocol(X, codes, W, rng, self._choose_s(W), self.t, self.depth)
+        return self
+
+    def _release_labels(self, codes, rng):
+        """GRR over the K classes (eq 16), once per user; debiased one-hot rows feed the tree."""
+        K = len(self.classes_)
+        self.y_reported_ = grr(codes, K, self.epsilon_label_, rng)
+        return debias_grr(self.y_reported_, K, self.epsilon_label_)
+
+    def _set_cell_values(self, scores, den, onehot):
+        """Class scores per cell, clipped at 0 and normalised, with the fallback."""
+        self.cell_scores_ = scores
+        prior = _normalise(onehot.mean(axis=0)[None, :])[0]
+        if self.fallback == "leaf":
+            backup = _normalise(self._leaf_backup(prior), prior)
+        else:
+            backup = np.broadcast_to(prior, scores.shape)
+        self.cell_proba_ = _normalise(scores, backup)
+
+    def predict_proba(self, X):
+        """Class probabilities of the cell containing each point, columns in ``classes_``.
+
+        The debiased class scores clipped at 0 and normalised (post-processing).
+        """
+        X = self._check_predict_input(X)
+        return self.cell_proba_[self.partition_.cell_index(X)]
+
+    def _predict_codes(self, X):
+        return np.argmax(self.predict_proba(X), axis=1)
+
+
+def _normalise(scores, backup=None):
+    """Rows clipped at 0 and normalised to sum 1; rows with no positive entry take ``backup``."""
+    pos = np.clip(scores, 0.0, None)
+    total = pos.sum(axis=1, keepdims=True)
+    ok = total > 0
+    proba = pos / np.where(ok, total, 1.0)
+    if backup is None:
+        return np.where(ok, proba, 1.0 / scores.shape[1])
+    return np.where(ok, proba, backup)
+
+
+class HistClassifier(_PrivateClassifier):
+    """The partitioning classification rule of Berrett, Gyorfi and Walk (2021, Section 5).
+
+    Plain LDP on a cubic grid with t bins per axis (``t**d`` cells A_j). With two classes,
+    coded -1 (``classes_[0]``) and +1 (``classes_[1]``), user i sends for every cell j
+
+        ``Z_ij = Y_i 1{X_i in A_j} + Laplace(2 / eps)``
+
+    and the rule is ``g(x) = sign(sum_i Z_ij)`` for x in A_j (002, Section 5; sign(0) = -1).
+    With K > 2 classes each user sends ``Z_ijc = 1{X_i in A_j, Y_i = c} + Laplace(2 / eps)``
+    for every cell and class, and the rule is the arg max over c of ``sum_i Z_ijc``.
+
+    The rule does not use 002's cell vector W_ij (eq 6), so it is not sent and the whole budget
+    goes to Z (with 002's joint mechanism, eps/2 each, the scale would be 4/eps).
+
+    Privacy: eps-LDP for the whole record. Changing (x, y) changes Z by at most 2 in l1 norm
+    (y in one cell and y' in another, or |y - y'| <= 2 in the same cell; for K > 2 two
+    indicator entries), so the Laplace(2/eps) output densities differ by at most ``e^eps``
+    (Proposition 1 of 002).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    t : int, default=2
+        Bins per axis.
+    classes : array-like or None, default=None
+        The public label set. None reads it off y with a PrivacyWarning (a leak).
+    noise : {"aggregate", "per-user"}, default="aggregate"
+        As in :class:`ldpviz.baselines.Hist`: exact noise sums (Gamma differences) or every
+        user's message drawn (teaching).
+    random_state : None, int, or numpy Generator
+
+    Attributes
+    ----------
+    classes_ : (K,)
+    n_cells_ : int
+    cell_sums_ : (n_cells,) for two classes, else (n_cells, K): the noisy sums of Z.
+    scale_ : the Laplace scale 2/eps.
+    """
+
+    def __init__(self, epsilon=1.0, t=2, classes=None, noise="aggregate", random_state=None):
+        self.epsilon = epsilon
+        self.t = t
+        self.classes = classes
+        self.noise = noise
+        self.random_state = random_state
+
+    def _grid(self, d):
+        t = check_int(self.t, "t", 1)
+        check_choice(self.noise, "noise", HIST_NOISE)
+        if float(t) ** d > _MAX_HIST_CELLS:
+            raise ValueError(f"t={t} gives t**d = {t}**{d} cells, too many; lower t.")
+        return Histogram(tuple(range(d)), t)
+
+    def _messages(self, codes):
+        """Per-user values before noise: +-1 for two classes, one-hot for more."""
+        K = len(self.classes_)
+        if K == 2:
+            return (2.0 * codes - 1.0)[:, None]
+        return (codes[:, None] == np.arange(K)[None, :]).astype(float)
+
+    def fit(self, X, y, W=None):
+        """Collect the noisy label sums of every grid cell.
+
+        Parameters
+        ----------
+        X : (n, d) array with entries in the public box [0, 1].
+        y : (n,) labels, each in ``classes``.
+        W : ignored (everything is private); checked if given.
+        """
+        X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
+        grid = self._grid(X.shape[1])
+        self.n_cells_ = grid.n_cells
+        eps = check_epsilon(self.epsilon)
+        self.scale_ = 0.0 if np.isinf(eps) else 2.0 / eps
+        values = self._messages(codes)
+        sums, _ = _grid_sums(grid.cell_index(X), values, grid.n_cells,
+                             [self.scale_] * values.shape[1], None, self.noise, rng)
+        self.cell_sums_ = sums[:, 0] if values.shape[1] == 1 else sums
+        self._grid_ = grid
+        return self
+
+    def _predict_codes(self, X):
+        X = self._check_predict_input(X)
+        sums = self.cell_sums_[self._grid_.cell_index(X)]
+        if sums.ndim == 1:
+            return (sums > 0).astype(np.int64)
+        return np.argmax(sums, axis=1)
+
+    def privatize(self, X, y, W=None):
+        """Every user's message Z_i over all cells (and classes if K > 2), shape (n, ...).
+
+        For small n only (it materialises the n x t**d array). Uses ``random_state``.
+        """
+        X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
+        grid = self._grid(X.shape[1])
+        values = self._messages(codes)
+        if len(X) * grid.n_cells * values.shape[1] > 50_000_000:
+            raise ValueError("privatize materialises n x t**d arrays; use fit.")
+        eps = check_epsilon(self.epsilon)
+        scale = 0.0 if np.isinf(eps) else 2.0 / eps
+        onehot = grid.cell_index(X)[:, None] == np.arange(grid.n_cells)[None, :]
+        z = onehot[:, :, None] * values[:, None, :]
+        z = z + rng.laplace(0.0, 1.0, size=z.shape) * scale
+        return z[:, :, 0] if values.shape[1] == 1 else z
