@@ -89,3 +89,144 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
         ax.set_title(title)
     ax.legend(frameon=False)
     return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# Static versions of the explorers' views
+# ----------------------------------------------------------------------------------------------
+def _heatmap(ax, z, vmin=-0.5, vmax=3.0):
+    """z sampled on cell centres of a regular grid over the unit square."""
+    return ax.imshow(z, origin="lower", extent=(0, 1, 0, 1), cmap=CMAP, vmin=vmin, vmax=vmax,
+                     aspect="equal", interpolation="nearest")
+
+
+@_styled
+def plot_partition(**view_kwargs):
+    """The combined partition on a 2-D slice, coloured by f~ (see views.partition_view)."""
+    out = views.partition_view(**view_kwargs)
+    x_axis, y_axis = view_kwargs.get("x_axis", 0), view_kwargs.get("y_axis", 4)
+    fig, (ax,) = _figure(width=6.0, height=5.2)
+    image = _heatmap(ax, out["z"])
+    ax.plot(out["edge_x"], out["edge_y"], color="white", lw=1.2)
+    ax.scatter(out["point_x"], out["point_y"], s=8, c="white", edgecolors="black",
+               linewidths=0.3, alpha=0.7, label="users (hidden coordinate at random)")
+    ax.set_xlabel(_feature(x_axis, out["x_private"]))
+    ax.set_ylabel(_feature(y_axis, out["y_private"]))
+    ax.set_title(f"{out['n_cells']} cells, MSE {out['mse']:.3f} "
+                 f"(no privacy: {out['mse_nonprivate']:.3f})")
+    fig.colorbar(image, ax=ax, label=r"$\tilde f(x)$")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+    return fig
+
+
+@_styled
+def plot_surface(**view_kwargs):
+    """Truth, privatised and non-private estimates side by side (see views.surface_view)."""
+    out = views.surface_view(**view_kwargs)
+    fig, axes = _figure(ncols=3, width=4.2, height=4.0)
+    titles = (r"truth $f^*$", rf"privatised $\tilde f$ (MSE {out['mse']:.3f})",
+              f"no privacy, same cells (MSE {out['mse_nonprivate']:.3f})")
+    for ax, key, title in zip(axes, ("truth", "private", "nonprivate"), titles, strict=True):
+        image = _heatmap(ax, out[key])
+        ax.set_title(title)
+        ax.set_xlabel(r"$x_1$")
+    axes[0].set_ylabel(r"$x_5$")
+    fig.colorbar(image, ax=axes, label="f(x)", shrink=0.8)
+    return fig
+
+
+@_styled
+def plot_mask(W, hist_axes=(), ax=None, max_rows=200, title=None, n_users=None):
+    """A privacy mask as a users x features image (Figure 1 style); histogram axes outlined.
+
+    ``W`` may be a strided sample of a sorted mask's rows; ``n_users`` then gives the full
+    number of users for the axis.
+    """
+    W = np.asarray(W, dtype=bool)
+    if ax is None:
+        fig, (ax,) = _figure(width=3.2, height=4.2)
+    else:
+        fig = ax.figure
+    n_users = n_users or len(W)
+    rows = np.unique(np.linspace(0, len(W) - 1, min(max_rows, len(W))).astype(int))
+    ax.imshow(W[rows].astype(int), aspect="auto", interpolation="nearest",
+              cmap=ListedColormap(["#f4f4f4", COLORS[0]]), vmin=0, vmax=1,
+              extent=(-0.5, W.shape[1] - 0.5, n_users, 0))
+    for a in hist_axes:
+        ax.add_patch(plt.Rectangle((a - 0.5, 0), 1, n_users, fill=False, lw=2.5,
+                                   edgecolor=COLORS[4]))
+    ax.set_xticks(range(W.shape[1]), [f"$x_{j + 1}$" for j in range(W.shape[1])])
+    ax.set_ylabel("user")
+    ax.set_title(title or "blue = protected")
+    return fig
+
+
+@_styled
+def plot_masks(masks, hist_axes=None):
+    """Several masks side by side, e.g. the aligned, concentrated and spread cases of Figure 1.
+
+    ``masks`` maps a title to a mask; ``hist_axes`` maps a title to the axes to outline.
+    """
+    fig, axes = _figure(ncols=len(masks), width=3.0, height=4.0)
+    for ax, (title, W) in zip(axes, masks.items(), strict=True):
+        plot_mask(W, (hist_axes or {}).get(title, ()), ax=ax, title=title)
+    return fig
+
+
+@_styled
+def plot_lambda(**view_kwargs):
+    """Mask, delta(p) and the objective (11) against p (see views.lambda_view)."""
+    out = views.lambda_view(**view_kwargs)
+    fig, axes = _figure(ncols=3, width=4.0, height=3.8)
+    plot_mask(out["mask"], out["hist_axes"], ax=axes[0], n_users=out["mask_rows"][-1] + 1)
+    axes[1].semilogy(out["p"], out["delta"], marker="o", color=COLORS[4])
+    axes[1].set(xlabel="depth p", ylabel=r"$\delta(p)$, eq (12)")
+    _objective_axes(axes[2], out)
+    axes[2].set_title(rf"$\lambda^* = {out['lambda_star']:.2f}$, rate exponent "
+                      f"{out['exponent']:.3f}")
+    return fig
+
+
+def _objective_axes(ax, out):
+    ax.semilogy(out["p"], out["term1"], "--", color=COLORS[1], label="privatised error")
+    ax.semilogy(out["p"], out["term2"], "--", color=COLORS[2], label="approximation")
+    ax.semilogy(out["p"], out["total"], color=COLORS[0], label="sum")
+    ax.axvline(out["p_star"], color=COLORS[3], ls=":", label=f"p* = {out['p_star']:.0f}")
+    ax.set(xlabel="depth p", ylabel="bound (up to constants)")
+    ax.legend(frameon=False)
+
+
+@_styled
+def plot_tradeoff(**view_kwargs):
+    """Terms of (15) vs p, the rate (13) vs s, bounds (13) vs (10) in epsilon."""
+    out = views.tradeoff_view(**view_kwargs)
+    fig, axes = _figure(ncols=3, width=4.2, height=3.8)
+    _objective_axes(axes[0], out)
+    axes[1].plot(out["s_values"], out["exponents"], marker="o", color=COLORS[4])
+    sel = out["s_selected"]
+    axes[1].plot([sel], [out["exponents"][sel]], "*", ms=16, color=COLORS[3],
+                 label=f"(15) selects s = {sel}")
+    axes[1].set(xlabel="s", ylabel="rate exponent (13)")
+    axes[1].legend(frameon=False)
+    axes[2].loglog(out["epsilons"], out["upper"], color=COLORS[0], label="upper bound (13)")
+    axes[2].loglog(out["epsilons"], out["lower"], "--", color=COLORS[7], label="lower bound (10)")
+    axes[2].set(xlabel=r"$\varepsilon$", ylabel="excess risk (up to constants)")
+    axes[2].legend(frameon=False)
+    return fig
+
+
+@_styled
+def plot_mechanisms(**view_kwargs):
+    """What one user sends at a given epsilon (see views.mechanism_view)."""
+    out = views.mechanism_view(**view_kwargs)
+    fig, axes = _figure(ncols=2, width=4.8, height=3.6)
+    for y0, color in zip(out["labels"], COLORS, strict=False):
+        axes[0].plot(out["grid"], out["density"][y0], color=color, label=f"true label {y0:+g}")
+    axes[0].set(xlabel=r"released label $\tilde Y$", ylabel="density",
+                title=f"Laplace, scale {out['scale']:.2f}")
+    axes[0].legend(frameon=False)
+    k = np.arange(1, len(out["grr_probs"]) + 1)
+    axes[1].bar(k, out["grr_probs"], color=[COLORS[0]] + [COLORS[5]] * (len(k) - 1))
+    axes[1].set(xlabel="reported cell (1 = true cell)", ylabel="probability",
+                title=f"GRR over {len(k)} cells")
+    return fig

@@ -16,6 +16,13 @@ from . import theory
 from .datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from .estimators import HistOfTree
 from .masks import aligned_mask, gamma_mask
+from .mechanisms import (
+    grr_probabilities,
+    laplace_log_density,
+    laplace_scale,
+    rr_probabilities,
+    split_budget,
+)
 
 D = 5
 GRID = 80  # points per axis of a 2-D slice: fine enough to show every cell edge at depth <= 8
@@ -73,7 +80,7 @@ def _slice_edges(partition, x_axis, y_axis, hold):
     return xs, ys, int(meets.sum())
 
 
-def partition_view(epsilon=4.0, s_star=2, depth=3, t=3, rho=0.5, n=5000, x_axis=0, y_axis=4,
+def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axis=0, y_axis=4,
                    hold=0.5, rule="max-edge", mechanism="grr", data_seed=0, noise_seed=0):
     """The combined partition on a 2-D slice, coloured by the privatised estimate.
 
@@ -109,7 +116,7 @@ def partition_view(epsilon=4.0, s_star=2, depth=3, t=3, rho=0.5, n=5000, x_axis=
     }
 
 
-def surface_view(epsilon=4.0, s_star=2, depth=3, t=3, n=5000, x_axis=0, y_axis=4, hold=0.5,
+def surface_view(epsilon=4.0, s_star=2, depth=2, t=2, n=10_000, x_axis=0, y_axis=4, hold=0.5,
                  rho=0.5, rule="max-edge", mechanism="grr", data_seed=0, noise_seed=0):
     """The truth f*, the privatised surface f~ and the non-private partition estimate (eq 3).
 
@@ -203,4 +210,26 @@ def tradeoff_view(epsilon=2.0, s=1, gamma=1.0, n=10_000, d=D):
         "epsilons": EPSILON_GRID,
         "upper": theory.upper_bound(n, EPSILON_GRID, d, s, lams),
         "lower": theory.lower_bound(n, EPSILON_GRID, d, s),
+    }
+
+
+def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
+    """What one user's release looks like (eqs 4, 5, 16), for the first notebook.
+
+    Returns ``grid`` and ``density`` (a dict from true label to the density of the released
+    label on the grid), the Laplace ``scale``, ``grr_probs`` (probability of reporting each of
+    k cells, the true one first), ``rr_keep`` (probability a randomized-response bit is kept),
+    and the budget split ``epsilon_label``, ``epsilon_cells``.
+    """
+    eps_label, eps_cells = split_budget(epsilon, rho)
+    scale = laplace_scale(eps_label, y_bound)
+    reach = y_bound + 6 * scale
+    grid = np.linspace(-reach, reach, 401)
+    density = {y0: np.exp(laplace_log_density(grid, y0, eps_label, y_bound)) for y0 in labels}
+    p_true, p_other = grr_probabilities(k, eps_cells)
+    return {
+        "grid": grid, "density": density, "scale": scale, "labels": tuple(labels),
+        "grr_probs": np.r_[p_true, np.full(k - 1, p_other)],
+        "rr_keep": rr_probabilities(eps_cells)[0],
+        "epsilon_label": eps_label, "epsilon_cells": eps_cells,
     }

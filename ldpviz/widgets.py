@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from . import views
+from . import bcdp, views
 
 FONT = {"size": 16}
 # Okabe-Ito: distinguishable under the common colour-vision deficiencies.
@@ -89,13 +89,13 @@ def _readout(items):
 # ----------------------------------------------------------------------------------------------
 # 1. The combined partition
 # ----------------------------------------------------------------------------------------------
-def partition_explorer(n=5000):
+def partition_explorer(n=10_000):
     """Histogram bins on private axes x tree splits on public ones, coloured by f~."""
     controls = {
         "epsilon": _log_slider("ε", 4.0, 0.25, 64),
         "s_star": _int_slider("s* (private features)", 2, 0, views.D),
-        "depth": _int_slider("depth p", 3, 0, 8),
-        "t": _int_slider("t (bins)", 3, 1, 6),
+        "depth": _int_slider("depth p", 2, 0, 8),
+        "t": _int_slider("t (bins)", 2, 1, 6),
         "rho": _float_slider("ρ (label share)", 0.5, 0.1, 0.9, 0.1),
         "hold": _float_slider("other features at", 0.5, 0.0, 1.0, 0.05),
         "x_axis": W.Dropdown(options=FEATURES, value=0, description="horizontal"),
@@ -148,9 +148,9 @@ def surface_explorer():
     controls = {
         "epsilon": _log_slider("ε", 4.0, 0.25, 64),
         "s_star": _int_slider("s* (private features)", 2, 0, views.D),
-        "depth": _int_slider("depth p", 3, 0, 8),
-        "t": _int_slider("t (bins)", 3, 1, 6),
-        "n": W.IntSlider(value=5000, min=1000, max=40000, step=1000, description="n users",
+        "depth": _int_slider("depth p", 2, 0, 8),
+        "t": _int_slider("t (bins)", 2, 1, 6),
+        "n": W.IntSlider(value=10_000, min=1000, max=40000, step=1000, description="n users",
                          continuous_update=False, style=SLIDER_STYLE),
         "kind": W.ToggleButtons(options=["heatmap", "surface"], value="heatmap",
                                 description="show as"),
@@ -328,10 +328,119 @@ def tradeoff_explorer():
     return Explorer(controls, [fig], readout, update, "Trade-off explorer")
 
 
+# ----------------------------------------------------------------------------------------------
+# 0. One user's release (the first notebook)
+# ----------------------------------------------------------------------------------------------
+def mechanism_explorer():
+    """The Laplace label release and the GRR cell report of one user as epsilon moves."""
+    controls = {
+        "epsilon": _log_slider("ε", 1.0, 0.125, 16),
+        "rho": _float_slider("ρ (label share)", 0.5, 0.1, 0.9, 0.1),
+        "k": _int_slider("potential cells |V|", 6, 2, 30),
+    }
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=("released label Ỹ = clip(Y) + Laplace",
+                                        "GRR: which cell is reported"))
+    for i, name in enumerate(("true label −1", "true label +1")):
+        fig.add_trace(go.Scatter(mode="lines", name=name, line={"color": COLORS[i]}),
+                      row=1, col=1)
+    fig.add_trace(go.Bar(name="report probability", marker={"color": COLORS[5]},
+                         showlegend=False), row=1, col=2)
+    fig.update_xaxes(title_text="Ỹ", row=1, col=1)
+    fig.update_yaxes(title_text="density", row=1, col=1)
+    fig.update_xaxes(title_text="reported cell (1 = the user's true cell)", row=1, col=2)
+    fig.update_yaxes(title_text="probability", range=[0, 1], row=1, col=2)
+    fig = _layout(go.FigureWidget(fig), "What one user sends (labels in [−1, 1])", height=420)
+    readout = W.HTML()
+
+    def update():
+        c = {k: w.value for k, w in controls.items()}
+        out = views.mechanism_view(epsilon=c["epsilon"], rho=c["rho"], k=c["k"])
+        probs = out["grr_probs"]
+        with fig.batch_update():
+            for trace, y0 in zip(fig.data[:2], out["labels"], strict=True):
+                trace.update(x=out["grid"], y=out["density"][y0])
+            fig.data[2].update(x=np.arange(1, len(probs) + 1), y=probs,
+                               marker={"color": [COLORS[0]] + [COLORS[5]] * (len(probs) - 1)})
+        readout.value = _readout([
+            ("label budget ρε", f"{out['epsilon_label']:.2f}"),
+            ("Laplace scale", f"{out['scale']:.2f}"),
+            ("cell budget (1−ρ)ε", f"{out['epsilon_cells']:.2f}"),
+            ("P(true cell reported)", f"{probs[0]:.2f}"),
+            ("RR bit kept", f"{out['rr_keep']:.2f}")])
+
+    return Explorer(controls, [fig], readout, update, "Mechanism explorer")
+
+
+# ----------------------------------------------------------------------------------------------
+# 5. Correlated features: Bayesian coordinate DP
+# ----------------------------------------------------------------------------------------------
+def bcdp_explorer():
+    """BCDP's budget staircase and per-coordinate error next to plain LDP (Figure 3 setting)."""
+    controls = {
+        "epsilon": _log_slider("ε (overall LDP)", 2.0, 0.25, 16),
+        "delta": _log_slider("δ of sensitive features", 0.2, 0.05, 4),
+        "k": _int_slider("sensitive features k", 2, 0, 10),
+        "q": _float_slider("correlation q", 0.01, 0.0, 1.0, 0.01),
+        "zeta": _float_slider("ζ", 0.5, 0.05, 1.0, 0.05),
+        "n": W.IntSlider(value=2000, min=500, max=10_000, step=500, description="n users",
+                         continuous_update=False, style=SLIDER_STYLE),
+        "d": _int_slider("d features", 10, 2, 20),
+    }
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=("budget per coordinate", "error per coordinate"))
+    fig.add_trace(go.Bar(name="BCDP budget c_i (Theorem 2)", marker={"color": COLORS[0]}),
+                  row=1, col=1)
+    fig.add_trace(go.Scatter(mode="markers", name="required δ_i",
+                             marker={"symbol": "line-ew-open", "size": 22, "color": COLORS[1],
+                                     "line": {"width": 3}}), row=1, col=1)
+    fig.add_trace(go.Scatter(mode="lines", name="BCDP, exact", line={"color": COLORS[0]}),
+                  row=1, col=2)
+    fig.add_trace(go.Scatter(mode="markers", name="BCDP, simulated", error_y={"type": "data"},
+                             marker={"color": COLORS[0]}), row=1, col=2)
+    fig.add_trace(go.Scatter(mode="lines", name="plain LDP, exact",
+                             line={"color": COLORS[7], "dash": "dash"}), row=1, col=2)
+    fig.add_trace(go.Scatter(mode="markers", name="plain LDP, simulated",
+                             error_y={"type": "data"}, marker={"color": COLORS[7],
+                                                               "symbol": "square"}),
+                  row=1, col=2)
+    fig.update_xaxes(title_text="coordinate i", row=1, col=1)
+    fig.update_yaxes(title_text="privacy budget", row=1, col=1)
+    fig.update_xaxes(title_text="coordinate i", row=1, col=2)
+    fig.update_yaxes(title_text="MSE of the mean", type="log", row=1, col=2)
+    fig = _layout(go.FigureWidget(fig), "Mean estimation with feature-specific guarantees")
+    readout = W.HTML()
+
+    def update():
+        c = {k: w.value for k, w in controls.items()}
+        k = min(c["k"], c["d"])
+        out = bcdp.bcdp_explorer_data(epsilon=c["epsilon"], delta=c["delta"], k=k, q=c["q"],
+                                      zeta=c["zeta"], n=c["n"], d=c["d"])
+        coords = np.arange(1, c["d"] + 1)
+        with fig.batch_update():
+            fig.data[0].update(x=coords, y=out["c"])
+            fig.data[1].update(x=coords, y=out["deltas"])
+            for i, method in ((2, "bcdp"), (4, "ldp")):
+                fig.data[i].update(x=coords, y=out[f"mse_{method}_closed"])
+                fig.data[i + 1].update(x=coords, y=out[f"mse_{method}_mc"],
+                                       error_y={"type": "data",
+                                                "array": 2 * out[f"mse_{method}_mc_se"]})
+        total = {m: float(np.sum(out[f"mse_{m}_closed"])) for m in ("bcdp", "ldp")}
+        sensitive = {m: float(np.sum(out[f"mse_{m}_closed"][:k])) for m in ("bcdp", "ldp")}
+        readout.value = _readout([
+            ("total MSE: BCDP", f"{total['bcdp']:.3g}"), ("plain LDP", f"{total['ldp']:.3g}"),
+            ("sensitive coordinates: BCDP", f"{sensitive['bcdp']:.3g}"),
+            ("plain LDP", f"{sensitive['ldp']:.3g}"),
+            ("LDP budget", f"{out['baseline_alpha']:.3g}")])
+
+    return Explorer(controls, [fig], readout, update, "BCDP explorer")
+
+
 def dashboard():
-    """All explorers in tabs, for app mode (Voila) and Binder."""
+    """The explorers in tabs, for app mode (Voila) and Binder."""
     explorers = [("Partition", partition_explorer), ("Surface", surface_explorer),
-                 ("λ* and masks", lambda_explorer), ("Trade-off", tradeoff_explorer)]
+                 ("λ* and masks", lambda_explorer), ("Trade-off", tradeoff_explorer),
+                 ("Correlated features (BCDP)", bcdp_explorer)]
     tabs = W.Tab(children=[make() for _, make in explorers])
     for i, (title, _) in enumerate(explorers):
         tabs.set_title(i, title)

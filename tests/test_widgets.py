@@ -8,7 +8,7 @@ import pytest
 from ldpviz import widgets
 
 EXPLORERS = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
-             widgets.tradeoff_explorer]
+             widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer]
 
 
 def _drawn(explorer):
@@ -63,8 +63,8 @@ def test_same_axes_are_refused_with_a_message():
     assert "different" in explorer.readout.value
 
 
-def test_dashboard_has_the_four_explorers_in_tabs():
+def test_dashboard_has_the_explorers_in_tabs():
     tabs = widgets.dashboard()
     assert isinstance(tabs, W.Tab)
-    assert len(tabs.children) == 4
+    assert len(tabs.children) == 5
     assert all(isinstance(child, widgets.Explorer) for child in tabs.children)

@@ -1,0 +1,55 @@
+"""Static figures: each returns a Figure that shows the view's numbers, with labelled axes."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from ldpviz import plots, views
+from ldpviz.masks import aligned_mask, gamma_mask
+
+
+def _labelled(fig):
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        assert ax.get_xlabel() or ax.get_xticklabels(), "an axis without a label"
+
+
+@pytest.mark.parametrize(("draw", "n_panels"), [
+    (plots.plot_partition, 1), (plots.plot_surface, 3), (plots.plot_lambda, 3),
+    (plots.plot_tradeoff, 3), (plots.plot_mechanisms, 2)])
+def test_view_figures(draw, n_panels):
+    fig = draw()
+    assert isinstance(fig, Figure)
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert len(panels) == n_panels
+    _labelled(fig)
+
+
+def test_partition_figure_shows_the_view_values():
+    fig = plots.plot_partition(depth=1, t=2)
+    image = fig.axes[0].images[0].get_array()
+    assert np.allclose(image, views.partition_view(depth=1, t=2)["z"])
+
+
+def test_mask_figure_outlines_the_histogram_axes():
+    fig = plots.plot_masks({"aligned": aligned_mask(500, 5, 2), "gamma": gamma_mask(500, 5, 1)},
+                           {"aligned": (0, 1)})
+    assert len(fig.axes) == 2
+    assert len(fig.axes[0].patches) == 2 and len(fig.axes[1].patches) == 0
+
+
+def test_figure2_panel_draws_the_mean_over_replications():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"series": np.repeat(["HistOfTree", "Hist"], 12),
+                       "epsilon": np.tile(np.repeat([1, 2, 4], 4), 2),
+                       "mse": rng.random(24)})
+    fig = plots.figure2_panel(df, x="epsilon", logx=True, title="Figure 2(a)")
+    ax = fig.axes[0]
+    lines = {text.get_text(): line for line, text in zip(ax.get_lines(), ax.get_legend().texts,
+                                                         strict=False)}
+    assert set(lines) == {"HistOfTree", "Hist"}
+    expect = df[df.series == "Hist"].groupby("epsilon").mse.mean().to_numpy()
+    assert np.allclose(lines["Hist"].get_ydata(), expect)
+    assert ax.get_xscale() == "log" and ax.get_title() == "Figure 2(a)"
