@@ -10,6 +10,7 @@ tests and notebooks can drive them without a browser.
 from __future__ import annotations
 
 import time
+from copy import deepcopy
 
 import ipywidgets as W
 import numpy as np
@@ -46,6 +47,22 @@ class Explorer(W.VBox):
             if hasattr(widget, "value"):
                 widget.observe(self.update, names="value")
         self.update()
+        self._sync_figures()
+
+    def _sync_figures(self):
+        """Copy each figure's current state into the traits a new browser view starts from.
+
+        plotly's FigureWidget does this only when it is displayed itself; inside a VBox or a
+        Tab it is not, and a view would start from the empty figure of construction time
+        (later edits reach live views as messages).
+        """
+        for fig in self.figures:
+            fig._widget_layout = deepcopy(fig._layout_obj._props)
+            fig._widget_data = deepcopy(fig._data)
+
+    def _repr_mimebundle_(self, **kwargs):
+        self._sync_figures()
+        return super()._repr_mimebundle_(**kwargs)
 
     def update(self, change=None):
         start = time.perf_counter()
