@@ -3,13 +3,16 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+TEMPLATE := share/jupyter/voila/templates/ldpviz
 
-.PHONY: lab test lint unit notebooks bench clean
+.PHONY: lab test lint unit notebooks app screenshots bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(wildcard $(TEMPLATE)/*)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[lab,test,dask,browser]"
+	mkdir -p $(VENV)/share/jupyter/voila/templates
+	cp -r $(TEMPLATE) $(VENV)/share/jupyter/voila/templates/
 	touch $(STAMP)
 
 lab: $(STAMP)  ## set up, then open JupyterLab on the course
@@ -20,11 +23,19 @@ test: lint unit notebooks  ## set up, then run every check
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-unit: $(STAMP)
+unit: $(STAMP)  ## unit, statistical and (if /usr/bin/chromium exists) browser tests
 	$(BIN)/python -m pytest tests
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax notebooks/
+
+app: $(STAMP)  ## serve the dashboard as an app (Voila) on localhost
+	$(BIN)/voila notebooks/app.ipynb --template=ldpviz --Voila.ip=127.0.0.1
+
+screenshots: $(STAMP)  ## regenerate docs/images (needs /usr/bin/chromium)
+	LDPVIZ_SCREENSHOT_DIR=$(CURDIR)/docs/images $(BIN)/python -m pytest -q -s \
+		tests/browser/test_app.py
+	$(BIN)/python docs/make_figures.py docs/images
 
 bench: $(STAMP)  ## print the performance ratios (not part of `make test`)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

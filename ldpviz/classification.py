@@ -185,11 +185,11 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         self._run_protocol(X, codes, W, rng, self._choose_s(W), self.t, self.depth)
         return self
 
-    def _release_labels(self, codes, rng):
+    def _release_labels(self, codes, epsilons, rng):
         """GRR over the K classes (eq 16), once per user; debiased one-hot rows feed the tree."""
         K = len(self.classes_)
-        self.y_reported_ = grr(codes, K, self.epsilon_label_, rng)
-        return debias_grr(self.y_reported_, K, self.epsilon_label_)
+        self.y_reported_ = grr(codes, K, epsilons, rng)
+        return debias_grr(self.y_reported_, K, epsilons)
 
     def _set_cell_values(self, scores, den, onehot):
         """Class scores per cell, clipped at 0 and normalised, with the fallback."""

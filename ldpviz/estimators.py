@@ -18,8 +18,9 @@ FALLBACKS = ("leaf", "zero")
 class HistOfTreeProtocol(SemiFeatureEstimator):
     """The two rounds of Section 3, shared by HistOfTree and its classifier.
 
-    Subclasses define ``_release_labels(labels, rng)``, the round-1 label release (called once;
-    its values Y~, shape (n,) or (n, m), feed the tree and every cell) and
+    Subclasses define ``_release_labels(labels, epsilons, rng)``, the round-1 label release with
+    per-user budgets (called once; its values Y~, shape (n,) or (n, m), feed the tree and every
+    cell) and
     ``_set_cell_values(numerator, denominator, y_tilde)``, the post-processing of eq (9).
     """
 
@@ -45,7 +46,10 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self.s_ = s
         self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
-        y_tilde = self._release_labels(labels, rng)
+        # A user who publishes every feature has a cell fixed by public data and sends no cell
+        # report, so the whole budget goes to the label.
+        label_epsilons = np.where(W.any(axis=1), self.epsilon_label_, float(self.epsilon))
+        y_tilde = self._release_labels(labels, label_epsilons, rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
                                           self.rule, self.min_samples_leaf)
         self.tree_axes_ = self.partition_.tree_axes
@@ -80,8 +84,12 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
 
     Privacy: each user's release is epsilon-semi-feature LDP (Definition 3.1, Propositions 3.2
     and A.1): rho*eps for the label plus (1-rho)*eps for the cell report. The published
-    coordinates and W are public. Clipping predictions to [-M, M] and the fallback for cells
-    whose estimated count is not positive are post-processing and cost no privacy.
+    coordinates and W are public. A user who publishes every feature has a cell fixed by public
+    data: that user sends no cell report and spends all of epsilon on the label (the paper
+    splits the budget for them too; this costs nothing and halves their label noise's scale at
+    rho = 1/2). Likewise a user with a single potential cell reports it exactly. Clipping
+    predictions to [-M, M] and the fallback for cells whose estimated count is not positive
+    are post-processing and cost no privacy.
 
     Parameters
     ----------
@@ -165,9 +173,9 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         self._run_protocol(X, y, W, rng, self._choose_s(W), self.t, self.depth)
         return self
 
-    def _release_labels(self, y, rng):
-        """eq (4): clip to [-M, M] and add Laplace(2M / (rho eps)), once per user."""
-        self.y_tilde_ = privatize_labels(y, self.epsilon_label_, self.y_bound_, rng)
+    def _release_labels(self, y, epsilons, rng):
+        """eq (4): clip to [-M, M] and add Laplace(2M / epsilon_i), once per user."""
+        self.y_tilde_ = privatize_labels(y, epsilons, self.y_bound_, rng)
         return self.y_tilde_
 
     def _set_cell_values(self, num, den, y_tilde):

@@ -53,14 +53,24 @@ def split_budget(epsilon, rho=0.5):
 # ----------------------------------------------------------------------------------------------
 # Laplace on clipped labels (eq 4)
 # ----------------------------------------------------------------------------------------------
+def _budgets(epsilon):
+    """A scalar budget (checked) or an array of per-user budgets, all in (0, inf]."""
+    if np.ndim(epsilon) == 0:
+        return check_epsilon(epsilon)
+    epsilon = np.asarray(epsilon, dtype=float)
+    if not np.all(epsilon > 0):  # also rejects NaN
+        raise ValueError("epsilon must be > 0 for every user (np.inf means no privacy).")
+    return epsilon
+
+
 def laplace_scale(epsilon, y_bound):
     """Laplace scale ``2 M / epsilon`` that makes a label in [-M, M] epsilon-LDP (eq 4).
 
     The sensitivity of a label clipped to [-M, M] is 2M. With ``epsilon = rho * eps`` this is
     the ``2M / (rho eps)`` of Appendix C.1, and ``4M / eps`` of eq (4) at rho = 1/2.
+    ``epsilon`` may be an array of per-user budgets; infinite budgets give scale 0.
     """
-    epsilon = check_epsilon(epsilon)
-    return 0.0 if np.isinf(epsilon) else 2.0 * float(y_bound) / epsilon
+    return 2.0 * float(y_bound) / _budgets(epsilon)
 
 
 def privatize_labels(y, epsilon, y_bound, rng):
@@ -69,12 +79,11 @@ def privatize_labels(y, epsilon, y_bound, rng):
     Privacy: each output is epsilon-LDP for that user's label: for any two labels y, y' the
     output densities differ by a factor at most ``exp(epsilon |clip y - clip y'| / 2M) <= e^eps``.
     Call it once per user and reuse the result everywhere (the tree and every cell).
+    ``epsilon`` may be one budget or an array of per-user budgets.
     """
     y = np.clip(np.asarray(y, dtype=float), -y_bound, y_bound)
-    scale = laplace_scale(epsilon, y_bound)
-    if scale == 0.0:
-        return y.copy()
-    return y + rng.laplace(0.0, scale, size=y.shape)
+    scale = np.broadcast_to(laplace_scale(epsilon, y_bound), y.shape)
+    return y + rng.laplace(0.0, 1.0, size=y.shape) * scale
 
 
 def laplace_log_density(output, y, epsilon, y_bound):
@@ -163,7 +172,7 @@ def grr(values, k, epsilon, rng):
     ``e^eps / (e^eps + k - 1)`` whatever the input, so the ratio is at most ``e^eps``
     (Proposition A.1).
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = _budgets(epsilon)
     values = np.asarray(values, dtype=np.int64)
     k = np.broadcast_to(np.asarray(k, dtype=np.int64), values.shape)
     if np.any((values < 0) | (values >= k)):
@@ -176,10 +185,13 @@ def grr(values, k, epsilon, rng):
 
 
 def debias_grr(reported, k, epsilon):
-    """Unbiased estimates of the k indicators ``1{x = j}`` from GRR reports, shape (n, k)."""
-    epsilon = check_epsilon(epsilon)
+    """Unbiased estimates of the k indicators ``1{x = j}`` from GRR reports, shape (n, k).
+
+    ``epsilon`` may be one budget or an array of per-user budgets.
+    """
+    epsilon = _budgets(epsilon)
     reported = np.asarray(reported, dtype=np.int64)
-    _, p_other, c, _ = _grr_constants(epsilon, k)
+    _, p_other, c, _ = _grr_constants(np.reshape(epsilon, (-1, 1)), k)
     onehot = reported[:, None] == np.arange(k)[None, :]
     return c * (onehot - p_other)
 
@@ -220,11 +232,24 @@ def _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng):
 
 
 def _sample_rr_bits(potential, true_cell, epsilon, rng):
-    """One binary-RR bit per potential cell (eq 8); cells outside V_i stay 0 and carry no noise."""
+    """One binary-RR bit per potential cell (eq 8); cells outside V_i stay 0 and carry no noise.
+
+    A user with a single potential cell has a cell fixed by what they publish: they report it
+    as is (randomizing it would add noise and protect nothing).
+    """
     q, _ = _rr_constants(epsilon)
     bits = rng.random(potential.shape, dtype=np.float32) < q
     bits[np.arange(len(true_cell)), true_cell] ^= True
+    single = potential.sum(axis=1) == 1
+    bits[single] = potential[single]
     return bits & potential
+
+
+def _rr_debiased(bits, potential, epsilon):
+    """V~_i^j of eq (8): ``C (b - q)`` on V_i, 0 outside, exact for single-cell users."""
+    q, C = _rr_constants(epsilon)
+    single = potential.sum(axis=1, keepdims=True) == 1
+    return np.where(potential, np.where(single, bits, C * (bits - q)), 0.0)
 
 
 def _potential_cells(H, T):
@@ -278,10 +303,10 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
         reported = rep_h * partition.n_leaves + rep_l
         _, p_other, c, _ = _grr_constants(epsilon, k)
         onehot = reported[:, None] == np.arange(n_cells)[None, :]
-        debiased = c[:, None] * (onehot - p_other[:, None]) * potential
+        debiased = np.where(potential, c[:, None] * (onehot - p_other[:, None]), 0.0)
     else:
         reported = _sample_rr_bits(potential, true_cell, epsilon, rng)
-        debiased = debias_binary_rr(reported, epsilon) * potential
+        debiased = _rr_debiased(reported, potential, epsilon)
     return CellReports(reported, potential, debiased)
 
 
@@ -329,11 +354,9 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
             H = partition.histogram.potential(Xc, Wc)
             potential = _potential_cells(H, T)
             bits = _sample_rr_bits(potential, true_h * n_leaves + true_l, epsilon, rng)
-            q, C = _rr_constants(epsilon)
-            pf = potential.astype(np.float64)
-            bf = bits.astype(np.float64)
-            denominator += C * (bf.sum(axis=0) - q * pf.sum(axis=0))
-            numerator += C * (bf.T @ yc - q * (pf.T @ yc))
+            debiased = _rr_debiased(bits, potential, epsilon)
+            denominator += debiased.sum(axis=0)
+            numerator += debiased.T @ yc
     if np.ndim(y_tilde) == 1:
         numerator = numerator[:, 0]
     return numerator, denominator

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from ._validation import check_choice, check_int
@@ -214,6 +215,21 @@ class PublicTree:
     def leaf_boxes(self):
         nodes = self.leaf_nodes
         return self.lo[nodes], self.hi[nodes]
+
+    def split_table(self):
+        """One row per split: ``node``, ``depth``, ``feature`` (0-based), ``threshold``
+        (lower child: x < threshold), ``left``, ``right`` (child node ids) and, for children
+        that are leaves, their leaf numbers ``left_leaf``, ``right_leaf`` (-1 otherwise)."""
+        nodes = np.flatnonzero(self.feature >= 0)
+        depth = np.zeros(len(self.feature), dtype=int)
+        for node in nodes:  # parents come before their children
+            depth[self.left[node]] = depth[self.right[node]] = depth[node] + 1
+        return pd.DataFrame({
+            "node": nodes, "depth": depth[nodes], "feature": self.feature[nodes],
+            "threshold": self.threshold[nodes], "left": self.left[nodes],
+            "right": self.right[nodes], "left_leaf": self.leaf_id[self.left[nodes]],
+            "right_leaf": self.leaf_id[self.right[nodes]],
+        })
 
 
 def _node_stats(key, n_keys, weights, y):
@@ -443,6 +459,23 @@ class Partition:
             lo[:, :, axis] = tlo[:, j][None, :]
             hi[:, :, axis] = thi[:, j][None, :]
         return lo.reshape(-1, d), hi.reshape(-1, d)
+
+    def cell_table(self, X=None, y=None):
+        """One row per cell: its ``hist_cell`` and ``leaf``, its box (``lo_k``, ``hi_k`` for
+        every feature k, 0-based) and, given users ``X`` and labels ``y``, their ``count`` and
+        the non-private mean of eq (3) (``mean``, NaN in empty cells)."""
+        lo, hi = self.cell_boxes()
+        cells = np.arange(self.n_cells)
+        table = pd.DataFrame({"cell": cells, "hist_cell": cells // self.n_leaves,
+                              "leaf": cells % self.n_leaves})
+        for k in range(self.n_features):
+            table[f"lo_{k}"], table[f"hi_{k}"] = lo[:, k], hi[:, k]
+        if X is not None:
+            means, counts = self.cell_means(X, np.zeros(len(X)) if y is None else y)
+            table["count"] = counts.astype(int)
+            if y is not None:
+                table["mean"] = means
+        return table.set_index("cell")
 
     def cell_means(self, X, y):
         """The non-private partition estimator of eq (3): per-cell mean of y (nan if empty).

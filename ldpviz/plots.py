@@ -12,7 +12,7 @@ import functools
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
-from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from . import views
 
@@ -35,8 +35,11 @@ def _styled(draw):
 
 
 def _figure(ncols=1, width=5.2, height=4.2):
-    """A pyplot-free Figure (nothing is shown until the caller displays or saves it)."""
-    fig = Figure(figsize=(width * ncols, height), layout="constrained")
+    """A Figure that pyplot no longer tracks: shown once when returned to a notebook, never
+    twice, and never left open. Creating it through pyplot sets up the notebook's inline
+    display (a bare Figure() would print as text in a fresh kernel)."""
+    fig = plt.figure(figsize=(width * ncols, height), layout="constrained")
+    plt.close(fig)
     return fig, fig.subplots(1, ncols, squeeze=False)[0]
 
 
@@ -229,4 +232,5 @@ def plot_mechanisms(**view_kwargs):
     axes[1].bar(k, out["grr_probs"], color=[COLORS[0]] + [COLORS[5]] * (len(k) - 1))
     axes[1].set(xlabel="reported cell (1 = true cell)", ylabel="probability",
                 title=f"GRR over {len(k)} cells")
+    axes[1].xaxis.set_major_locator(MaxNLocator(integer=True))
     return fig

@@ -183,28 +183,38 @@ def surface_explorer():
         heat.update_xaxes(title_text="x1", row=1, col=col + 1)
     heat.update_yaxes(title_text="x5", row=1, col=1)
     heat = _layout(go.FigureWidget(heat), "Regression surfaces on the slice (x2, x3, x4) = 0.5")
-    surf = make_subplots(rows=1, cols=3, subplot_titles=titles,
-                         specs=[[{"type": "scene"}] * 3], horizontal_spacing=0.02)
-    for col in range(3):
-        surf.add_trace(go.Surface(colorscale=HEATMAP_SCALE, cmin=-0.5, cmax=3.0,
-                                  showscale=col == 2), row=1, col=col + 1)
-    surf = _layout(go.FigureWidget(surf), "Regression surfaces (drag to rotate)", height=480)
-    scene = {"xaxis_title": "x1", "yaxis_title": "x5", "zaxis_title": "f",
-             "zaxis": {"range": [-0.5, 3.0]}}
-    surf.update_layout(scene=scene, scene2=scene, scene3=scene)
-    heat_box, surf_box = W.Box([heat]), W.Box([surf])
+    heat_box, surf_box = W.Box([heat]), W.Box([])
     readout = W.HTML()
     noise = {"seed": 0}
+    figures = [heat]
+
+    def surface_figure():
+        """The 3-D view, built on first use: every FigureWidget costs the browser a bundle."""
+        surf = make_subplots(rows=1, cols=3, subplot_titles=titles,
+                             specs=[[{"type": "scene"}] * 3], horizontal_spacing=0.02)
+        for col in range(3):
+            surf.add_trace(go.Surface(colorscale=HEATMAP_SCALE, cmin=-0.5, cmax=3.0,
+                                      showscale=col == 2), row=1, col=col + 1)
+        surf = _layout(go.FigureWidget(surf), "Regression surfaces (drag to rotate)", height=480)
+        scene = {"xaxis_title": "x1", "yaxis_title": "x5", "zaxis_title": "f",
+                 "zaxis": {"range": [-0.5, 3.0]}}
+        surf.update_layout(scene=scene, scene2=scene, scene3=scene)
+        figures.append(surf)
+        return surf
 
     def update():
         c = {k: w.value for k, w in controls.items()}
         out = views.surface_view(epsilon=c["epsilon"], s_star=c["s_star"], depth=c["depth"],
                                  t=c["t"], n=c["n"], noise_seed=noise["seed"])
         show_heat = c["kind"] == "heatmap"
-        fig = heat if show_heat else surf
+        new = not show_heat and len(figures) == 1
+        fig = heat if show_heat else (surface_figure() if new else figures[1])
         with fig.batch_update():
             for trace, key in zip(fig.data, ("truth", "private", "nonprivate"), strict=True):
                 trace.update(x=out["u"], y=out["v"], z=out[key])
+        if new:
+            explorer._sync_figures()
+            surf_box.children = [fig]
         heat_box.layout.display = None if show_heat else "none"
         surf_box.layout.display = "none" if show_heat else None
         readout.value = _readout([
@@ -215,7 +225,7 @@ def surface_explorer():
         noise["seed"] += 1
         explorer.update()
 
-    explorer = Explorer(controls, [heat, surf], readout, update, "Surface explorer",
+    explorer = Explorer(controls, figures, readout, update, "Surface explorer",
                         extra=[new_draw], panels=[heat_box, surf_box])
     new_draw.on_click(redraw)
     explorer.buttons = {"new_draw": new_draw}
@@ -454,11 +464,24 @@ def bcdp_explorer():
 
 
 def dashboard():
-    """The explorers in tabs, for app mode (Voila) and Binder."""
+    """The explorers in tabs, for app mode (Voila) and Binder.
+
+    An explorer is built when its tab is first opened: each plotly FigureWidget makes the
+    browser load and evaluate plotly's bundle, so building all of them up front slows the
+    page down. ``tabs.explorers`` maps a tab index to the explorers built so far.
+    """
     explorers = [("Partition", partition_explorer), ("Surface", surface_explorer),
                  ("λ* and masks", lambda_explorer), ("Trade-off", tradeoff_explorer),
                  ("Correlated features (BCDP)", bcdp_explorer)]
-    tabs = W.Tab(children=[make() for _, make in explorers])
-    for i, (title, _) in enumerate(explorers):
-        tabs.set_title(i, title)
+    panes = [W.VBox([W.HTML("<i>Loading the explorer…</i>")]) for _ in explorers]
+    tabs = W.Tab(children=panes, titles=[title for title, _ in explorers])
+    tabs.explorers = {}
+
+    def open_tab(index):
+        if index is not None and index not in tabs.explorers:
+            tabs.explorers[index] = explorers[index][1]()
+            panes[index].children = [tabs.explorers[index]]
+
+    tabs.observe(lambda change: open_tab(change["new"]), names="selected_index")
+    open_tab(tabs.selected_index or 0)
     return tabs

@@ -115,6 +115,18 @@ def test_budget_split_of_a_fit_adds_up(data):
         assert model.epsilon_label_ == pytest.approx(rho * 3.0)
 
 
+def test_users_who_publish_everything_spend_the_whole_budget_on_the_label(data):
+    X, y, _ = data
+    W = np.zeros((len(X), 5), dtype=bool)
+    W[: len(X) // 2, :2] = True  # half the users protect two features, half protect none
+    model = HistOfTree(epsilon=2.0, s=2, rho=0.5, y_bound=M, random_state=0).fit(X, y, W=W)
+    noise = model.y_tilde_ - np.clip(y, -M, M)
+    # Laplace(b) has variance 2 b^2 with b = 2M / epsilon_i
+    for rows, eps in ((W.any(axis=1), 1.0), (~W.any(axis=1), 2.0)):
+        var, expect = noise[rows].var(), 2 * (2 * M / eps) ** 2
+        assert abs(var - expect) < 0.15 * expect
+
+
 def test_same_seed_same_fit_and_different_seed_different_fit(data):
     X, y, X_test = data
     fits = [HistOfTree(epsilon=1, s=2, y_bound=M, random_state=s).fit(X, y).predict(X_test)

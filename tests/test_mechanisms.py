@@ -296,6 +296,15 @@ def test_aggregated_sums_match_per_user_reports(rng, small_partition):
         assert np.allclose(num, y @ reports.debiased)
 
 
+def test_single_cell_users_report_their_public_cell_exactly(rng, small_partition):
+    X, _, W, part = small_partition
+    W = np.zeros_like(W)  # everyone publishes everything: V_i is one cell
+    for mechanism in ("grr", "rr"):
+        reports = cell_reports(part, X, W, 0.5, mechanism, rng)
+        truth = np.eye(part.n_cells)[part.cell_index(X)]
+        assert np.array_equal(reports.debiased, truth)
+
+
 def test_infinite_epsilon_reports_the_truth(rng, small_partition):
     X, y, W, part = small_partition
     for mechanism in ("grr", "rr"):

@@ -174,3 +174,19 @@ def test_factored_histogram_potential_agrees_with_the_explicit_matrix(rng, axes)
     assert np.array_equal(hist.potential_nth(X, W, nth), np.argmax(cum > nth[:, None], axis=1))
     weights = rng.standard_normal((len(X), 5))
     assert np.allclose(hist.potential_sum(X, W, weights), H.T.astype(float) @ weights)
+
+
+def test_split_and_cell_tables_describe_the_partition(rng):
+    X, y = _data(rng, n=1000, d=3)
+    part = build_partition(X, y, np.zeros_like(X, dtype=bool), hist_axes=(0,), t=2, depth=2)
+    splits = part.tree.split_table()
+    assert len(splits) == 3 and list(splits.depth) == [0, 1, 1]
+    assert set(splits.feature) <= {1, 2}
+    assert sorted(set(splits.left_leaf) | set(splits.right_leaf)) == [-1, 0, 1, 2, 3]
+    cells = part.cell_table(X, y)
+    assert len(cells) == part.n_cells and cells["count"].sum() == len(X)
+    means, _ = part.cell_means(X, y)
+    assert np.allclose(cells["mean"], means, equal_nan=True)
+    lo, hi = part.cell_boxes()
+    assert np.array_equal(cells[["lo_0", "lo_1", "lo_2"]].to_numpy(), lo)
+    assert np.array_equal(cells[["hi_0", "hi_1", "hi_2"]].to_numpy(), hi)

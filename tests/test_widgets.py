@@ -63,8 +63,23 @@ def test_same_axes_are_refused_with_a_message():
     assert "different" in explorer.readout.value
 
 
-def test_dashboard_has_the_explorers_in_tabs():
+def test_dashboard_builds_each_explorer_when_its_tab_is_opened():
     tabs = widgets.dashboard()
     assert isinstance(tabs, W.Tab)
-    assert len(tabs.children) == 5
-    assert all(isinstance(child, widgets.Explorer) for child in tabs.children)
+    assert len(tabs.children) == 5 and len(tabs.titles) == 5
+    assert list(tabs.explorers) == [0]
+    for index in range(1, 5):
+        tabs.selected_index = index
+        assert isinstance(tabs.children[index].children[0], widgets.Explorer)
+    assert sorted(tabs.explorers) == [0, 1, 2, 3, 4]
+    tabs.selected_index = 0
+    assert len(tabs.explorers) == 5  # built once
+
+
+def test_surface_view_is_built_only_when_asked_for():
+    explorer = widgets.surface_explorer()
+    assert len(explorer.figures) == 1
+    explorer.controls["kind"].value = "surface"
+    assert len(explorer.figures) == 2
+    assert np.array(explorer.figures[1].data[1].z).shape == np.array(
+        explorer.figures[0].data[1].z).shape
