@@ -84,13 +84,16 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
                     color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y.upper() if y == 'mse' else y} (mean ± 2 SE)")
-    if logx:
+    if logx:  # label the values that were run, not log-decade ticks
         ax.set_xscale("log")
+        values = np.unique(stats.index.get_level_values(1).to_numpy())
+        ax.set_xticks(values, [f"{v:g}" for v in values])
+        ax.minorticks_off()
     if logy:
         ax.set_yscale("log")
     if title:
         ax.set_title(title)
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="best", fontsize="small")
     return fig
 
 

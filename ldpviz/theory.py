@@ -560,14 +560,14 @@ def select_s_p(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min
     the **largest s**, then the smallest p: on the aligned mask every ``s <= s*`` gives the same
     objective as a function of ``q = p / (d - s)`` (Section 4.3: "theoretically equivalent"),
     and only the larger s puts the features everyone protects in the histogram, where a user
-    can report them; the tree could not split on them (no user publishes them).
+    can report them; a tree could cut them only blindly (no user publishes them).
 
     Note that this equivalence is for real q. The search runs over integer p, so each s sees
     its own grid ``q = 1/(d-s), 2/(d-s), ...``, and on an aligned mask the argmin often lands
     strictly on some ``s < s*`` whose grid point is closer to the continuous optimum (for
-    n = 10,000, d = 5, s* = 3, eps = 1 it returns s = 0). Raise ``tie_rtol`` (e.g. to 0.1) to
-    accept any candidate within that relative margin of the minimum and prefer the largest s
-    among them.
+    n = 10,000, d = 5, s* = 3, eps = 1 it returns s = 0, with s = 3's best total 19% above the
+    minimum). A relative ``tie_rtol`` of about 0.2 recovers s* there; ``s_min`` (what
+    :class:`ldpviz.AdHistOfTree` uses) imposes it.
 
     Parameters
     ----------
@@ -587,8 +587,8 @@ def select_s_p(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min
         Candidates whose total is at most ``(1 + tie_rtol)`` times the minimum count as ties.
     s_min : int in [0, d - 1], default=0
         Search only ``s >= s_min``. :class:`ldpviz.AdHistOfTree` passes the number of features
-        every user protects: a tree cannot learn splits on features nobody publishes, so they
-        belong in the histogram, and on an aligned mask this returns ``s = s*``.
+        every user protects: no user publishes them, so a tree could only cut them blindly,
+        and on an aligned mask this returns ``s = s*``.
 
     Returns
     -------
