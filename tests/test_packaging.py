@@ -67,3 +67,31 @@ def test_readme_quick_start_is_the_two_make_targets():
 
 def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_notebooks_are_stored_clean_and_small():
+    """No outputs, counts or widget state in the repo (an executed explorer embeds ~5 MB)."""
+    import json
+
+    assert NOTEBOOKS
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text())
+        assert path.stat().st_size < 200_000, f"{path.name} is {path.stat().st_size} bytes"
+        assert "widgets" not in nb["metadata"], f"{path.name} stores widget state"
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert not cell["outputs"] and cell["execution_count"] is None, (
+                    f"{path.name} stores outputs; clear them before committing")
+
+
+def test_each_numbered_notebook_opens_with_its_learning_goal():
+    import json
+
+    for path in NOTEBOOKS:
+        if path.name[:2].isdigit():
+            first = json.loads(path.read_text())["cells"][0]
+            assert first["cell_type"] == "markdown"
+            assert "learning goal" in "".join(first["source"]).lower(), path.name
