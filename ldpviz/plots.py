@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator
 
-from . import views
+from . import theory, views
 
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -236,4 +236,70 @@ def plot_mechanisms(**view_kwargs):
     axes[1].set(xlabel="reported cell (1 = true cell)", ylabel="probability",
                 title=f"GRR over {len(k)} cells")
     axes[1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
+@_styled
+def plot_objective_vs_side(W, n, epsilon, s_values=None, q_max=1.6):
+    """(15) against the cell side exponent q = p / (d - s), one curve and integer-p points per s.
+
+    Shows why the search over integer depths can pick different s than the continuous
+    optimum: each s sees its own grid q = 1/(d-s), 2/(d-s), ...
+    """
+    W = np.asarray(W, dtype=bool)
+    d = W.shape[1]
+    s_values = range(d) if s_values is None else s_values
+    fig, (ax,) = _figure(width=7.0, height=4.4)
+    q = np.linspace(0.05, q_max, 200)
+    for i, s in enumerate(s_values):
+        color, marker = COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
+        ax.semilogy(q, theory.objective_curve(W, s, n, epsilon, p=q * (d - s)).total,
+                    color=color, alpha=0.6, label=f"s = {s}")
+        p_int = np.arange(1, int(q_max * (d - s)) + 1)
+        ax.semilogy(p_int / (d - s), theory.objective(W, s, p_int, n, epsilon).total, marker,
+                    color=color, ls="none", ms=7, mfc="none")
+    ax.set(xlabel=r"q = p / (d - s)   (cell side $2^{-q}$)", ylabel="(15), up to constants",
+           title=f"lines: any depth; markers: integer p (n = {n:,}, ε = {epsilon:g})")
+    ax.legend(frameon=False, fontsize="small")
+    return fig
+
+
+@_styled
+def plot_attack(table):
+    """Attacker's accuracy on a private bit against its correlation with a public one.
+
+    ``table`` is :func:`ldpviz.bcdp.attack_table`'s result: exact values as lines, simulated
+    ones as dots.
+    """
+    fig, (ax,) = _figure(width=7.0, height=4.2)
+    names = {"public": "from the public feature", "release": "from the private release",
+             "both": "from both"}
+    for i, (key, label) in enumerate(names.items()):
+        ax.plot(table.index, table[f"{key}_exact"], color=COLORS[i], label=label)
+        ax.plot(table.index, table[key], "o", color=COLORS[i])
+    ax.axhline(0.5, color="grey", ls=":", label="guessing without data")
+    ax.set(xlabel="correlation between the public and the private feature",
+           ylabel="attacker's accuracy", title="lines: exact, dots: simulated users")
+    ax.legend(frameon=False)
+    return fig
+
+
+@_styled
+def plot_bcdp_sweep(table):
+    """BCDP against plain LDP as the correlation q varies (:func:`ldpviz.bcdp.sweep_q`)."""
+    fig, axes = _figure(ncols=2, width=5.6, height=4.2)
+    xs = np.arange(len(table))
+    panels = ((axes[0], "total", "all coordinates"),
+              (axes[1], "sensitive", "the sensitive coordinates"))
+    for ax, key, title in panels:
+        ax.semilogy(xs, table[f"bcdp_{key}"], "-o", color=COLORS[0], label="BCDP, exact")
+        ax.semilogy(xs, table[f"ldp_{key}"], "--o", color=COLORS[7], label="plain LDP, exact")
+        if key == "total":
+            ax.semilogy(xs, table["bcdp_total_projected"], ":s", mfc="none", color=COLORS[0],
+                        label="BCDP, projected (simulated)")
+            ax.semilogy(xs, table["ldp_total_projected"], ":s", mfc="none", color=COLORS[7],
+                        label="plain LDP, projected (simulated)")
+        ax.set_xticks(xs, [f"{q:g}" for q in table.index])
+        ax.set(xlabel="correlation q", ylabel="MSE of the mean", title=title)
+        ax.legend(frameon=False, fontsize="small")
     return fig

@@ -57,6 +57,7 @@ __all__ = [
     "ObjectiveCurve",
     "ObjectiveTerms",
     "aligned_rate",
+    "best_depth",
     "default_p_max",
     "delta",
     "lambda_star",
@@ -417,6 +418,35 @@ def objective_curve(W, s, n, epsilon, p=None, alpha=1, c=1):
     p = np.atleast_1d(_check_p(p))
     terms = objective(W, s, p, n, epsilon, alpha=alpha, c=c)
     return ObjectiveCurve(p, terms.term1, terms.term2, terms.total)
+
+
+def best_depth(W, s, n, epsilon, alpha=1, c=1, p_max=None):
+    """The depth p* minimising (11)/(15) for a fixed s, and its lambda* (eqs 11-13).
+
+    Parameters
+    ----------
+    W : array_like of 0/1 or MaskProfile
+        Privacy mask.
+    s : int in [0, d - 1]
+        Number of histogram axes.
+    n : int >= 2
+        Sample size.
+    epsilon : float in (0, inf]
+    alpha, c : see :func:`objective`.
+    p_max : int >= 1 or None
+        Deepest tree searched; None means :func:`default_p_max`.
+
+    Returns
+    -------
+    (int, float)
+        ``p*`` (ties: the smallest p) and ``lambda* = log2 delta(p*) / p*``.
+    """
+    prof = mask_profile(W)
+    p_max = default_p_max(n) if p_max is None else check_int(p_max, "p_max", 1)
+    curve = objective_curve(prof, s, n, epsilon, p=np.arange(1, p_max + 1, dtype=float),
+                            alpha=alpha, c=c)
+    p_star = int(curve.p[np.argmin(curve.total)])
+    return p_star, float(prof.log2_delta(s, p_star) / p_star)
 
 
 def optimal_t(p, d, s):

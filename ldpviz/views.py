@@ -150,13 +150,6 @@ def _gamma_profile(n, d, gamma):
     return theory.mask_profile(gamma_mask(n, d, gamma))
 
 
-def _best_p(profile, s, n, epsilon, p):
-    """(p*, lambda*) of eq (11) for one s over the depths ``p``."""
-    total = theory.objective_curve(profile, s, n, epsilon, p=p).total
-    p_star = float(p[np.argmin(total)])
-    return p_star, float(profile.log2_delta(s, p_star) / p_star)
-
-
 def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     """The mask W_gamma, delta(p), the objective (11) against p, and lambda* (eqs 11-13).
 
@@ -172,7 +165,7 @@ def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     rows = np.unique(np.linspace(0, n - 1, MASK_ROWS_SHOWN).astype(int))
     p = np.arange(1, theory.default_p_max(n) + 1, dtype=float)
     curve = theory.objective_curve(profile, s, n, epsilon, p=p)
-    p_star, lam_star = _best_p(profile, s, n, epsilon, p)
+    p_star, lam_star = theory.best_depth(profile, s, n, epsilon)
     return {
         "mask": W[rows].astype(int), "mask_rows": rows,
         "hist_axes": tuple(int(a) for a in profile.ranking[:s]),
@@ -197,11 +190,11 @@ def tradeoff_view(epsilon=2.0, s=1, gamma=1.0, n=10_000, d=D):
     profile = _gamma_profile(int(n), int(d), float(gamma))
     p = np.arange(1, theory.default_p_max(n) + 1, dtype=float)
     curve = theory.objective_curve(profile, s, n, epsilon, p=p)
-    p_star, lam_star = _best_p(profile, s, n, epsilon, p)
-    exponents = [theory.upper_rate_exponent(d, k, _best_p(profile, k, n, epsilon, p)[1])
+    p_star, lam_star = theory.best_depth(profile, s, n, epsilon)
+    exponents = [theory.upper_rate_exponent(d, k, theory.best_depth(profile, k, n, epsilon)[1])
                  for k in range(d)] + [theory.upper_rate_exponent(d, d, 0.0)]
     s_sel, p_sel = theory.select_s_p(profile, n, epsilon)
-    lams = np.array([_best_p(profile, s, n, e, p)[1] for e in EPSILON_GRID])
+    lams = np.array([theory.best_depth(profile, s, n, e)[1] for e in EPSILON_GRID])
     return {
         "p": p, "term1": curve.term1, "term2": curve.term2, "total": curve.total,
         "p_star": p_star, "lambda_star": lam_star,

@@ -643,3 +643,14 @@ X4 = np.ones((5, 4))
 def test_bad_inputs_raise_value_error_naming_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_sweep_q_matches_the_explorer_data_and_the_attack_table_its_function():
+    from ldpviz.bcdp import attack_table, bcdp_explorer_data, correlated_feature_attack, sweep_q
+
+    table = sweep_q([0.01, 0.5], n=1000, reps=3, random_state=2)
+    out = bcdp_explorer_data(q=0.5, n=1000, reps=3, random_state=2)
+    assert table.loc[0.5, "bcdp_total"] == pytest.approx(out["mse_bcdp_closed"].sum())
+    assert table.loc[0.5, "ldp_sensitive"] == pytest.approx(out["mse_ldp_closed"][:2].sum())
+    attack = attack_table([0.3], n=500, epsilon=1.0, random_state=1)
+    assert attack.loc[0.3, "both"] == correlated_feature_attack(500, 0.3, 1.0, 1)["both"]

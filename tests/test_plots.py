@@ -53,3 +53,17 @@ def test_figure2_panel_draws_the_mean_over_replications():
     expect = df[df.series == "Hist"].groupby("epsilon").mse.mean().to_numpy()
     assert np.allclose(lines["Hist"].get_ydata(), expect)
     assert ax.get_xscale() == "log" and ax.get_title() == "Figure 2(a)"
+
+
+def test_bcdp_and_objective_figures_draw_their_tables():
+    from ldpviz import bcdp
+
+    attack = bcdp.attack_table([0.0, 0.5, 1.0], n=2000)
+    fig = plots.plot_attack(attack)
+    lines = fig.axes[0].get_lines()
+    assert np.allclose(lines[0].get_ydata(), attack["public_exact"])
+    sweep = bcdp.sweep_q([0.0, 0.5], n=2000, reps=3)
+    fig = plots.plot_bcdp_sweep(sweep)
+    assert np.allclose(fig.axes[1].get_lines()[0].get_ydata(), sweep["bcdp_sensitive"])
+    fig = plots.plot_objective_vs_side(aligned_mask(2000, 5, 2), 2000, 1.0, s_values=[0, 2])
+    assert len(fig.axes[0].get_lines()) == 4  # a curve and its integer points per s

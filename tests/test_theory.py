@@ -486,3 +486,15 @@ def test_lower_bound_below_aligned_upper_rate_for_small_epsilon():
             lower = theory.lower_bound(n, eps, d, s)
             upper = theory.aligned_rate(n, eps, d, s)
             assert np.all(lower <= upper)
+
+
+def test_best_depth_is_the_argmin_of_the_objective_for_that_s():
+    from ldpviz.masks import gamma_mask
+
+    W = gamma_mask(3000, 5, 1.0)
+    for s in range(5):
+        p_star, lam = theory.best_depth(W, s, 3000, 2.0)
+        table = theory.objective_table(W, 3000, 2.0)
+        rows = table[table.s == s]
+        assert p_star == rows.loc[rows.total.idxmin(), "p"]
+        assert lam == pytest.approx(theory.lambda_star(W, s, p_star))
