@@ -87,6 +87,16 @@ def _float_slider(description, value, low, high, step):
                          continuous_update=False, style=SLIDER_STYLE, readout_format=".2f")
 
 
+def _histoftree_controls():
+    """The sliders of a HistOfTree fit, at the teaching defaults (16 cells)."""
+    return {
+        "epsilon": _log_slider("ε", 4.0, 0.25, 64),
+        "s_star": _int_slider("s* (private features)", 2, 0, views.D),
+        "depth": _int_slider("depth p", 2, 0, 8),
+        "t": _int_slider("t (bins)", 2, 1, 6),
+    }
+
+
 def _layout(fig, title, height=460):
     fig.update_layout(title=title, font=FONT, template="plotly_white", height=height,
                       margin={"l": 60, "r": 20, "t": 70, "b": 60},
@@ -109,10 +119,7 @@ def _readout(items):
 def partition_explorer(n=10_000):
     """Histogram bins on private axes x tree splits on public ones, coloured by f~."""
     controls = {
-        "epsilon": _log_slider("ε", 4.0, 0.25, 64),
-        "s_star": _int_slider("s* (private features)", 2, 0, views.D),
-        "depth": _int_slider("depth p", 2, 0, 8),
-        "t": _int_slider("t (bins)", 2, 1, 6),
+        **_histoftree_controls(),
         "rho": _float_slider("ρ (label share)", 0.5, 0.1, 0.9, 0.1),
         "hold": _float_slider("other features at", 0.5, 0.0, 1.0, 0.05),
         "x_axis": W.Dropdown(options=FEATURES, value=0, description="horizontal"),
@@ -163,10 +170,7 @@ def partition_explorer(n=10_000):
 def surface_explorer():
     """f* next to the privatised f~ and the non-private partition estimate on one slice."""
     controls = {
-        "epsilon": _log_slider("ε", 4.0, 0.25, 64),
-        "s_star": _int_slider("s* (private features)", 2, 0, views.D),
-        "depth": _int_slider("depth p", 2, 0, 8),
-        "t": _int_slider("t (bins)", 2, 1, 6),
+        **_histoftree_controls(),
         "n": W.IntSlider(value=10_000, min=1000, max=40000, step=1000, description="n users",
                          continuous_update=False, style=SLIDER_STYLE),
         "kind": W.ToggleButtons(options=["heatmap", "surface"], value="heatmap",

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from _bad_data import DEFECTS, with_defect
 from scipy import stats
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
@@ -543,14 +544,8 @@ BAD_INPUTS = [
     ("k", dict(k=1), {}),
     ("noise", dict(noise="central"), {}),
     ("missing", dict(missing="zero"), {}),
-    ("X", {}, dict(X="nan")),
-    ("X", {}, dict(X="outside")),
-    ("X", {}, dict(X="1d")),
-    ("y", {}, dict(y="nan")),
-    ("y", {}, dict(y="short")),
-    ("W", {}, dict(W="values")),
-    ("W", {}, dict(W="shape")),
 ]
+BAD_INPUTS += [(argument, {}, (argument, defect)) for argument, defect in DEFECTS]
 
 
 def _applies(cls, params):
@@ -571,21 +566,8 @@ def test_bad_input_gets_a_clear_error(data, cls, name, params, corrupt):
     X, y = X[:200].copy(), y[:200].copy()
     W = aligned_mask(200, 5, 2).astype(int)
     W[:50] = 0  # some public rows, for LPDT
-    kind = corrupt.get("X") or corrupt.get("y") or corrupt.get("W")
-    if kind == "nan" and "X" in corrupt:
-        X[3, 1] = np.nan
-    elif kind == "outside":
-        X[0, 0] = 1.5
-    elif kind == "1d":
-        X = X[:, 0]
-    elif kind == "nan":
-        y[5] = np.nan
-    elif kind == "short":
-        y = y[:-1]
-    elif kind == "values":
-        W[0, 0] = 2
-    elif kind == "shape":
-        W = W[:, :3]
+    if corrupt:
+        X, y, W = with_defect(X, y, W, *corrupt)
     with pytest.raises(ValueError, match=name):
         cls(**{**BASE[cls], **params}).fit(X, y, W=W)
 

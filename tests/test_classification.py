@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _bad_data import DEFECTS, with_defect
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import make_pipeline
@@ -289,14 +290,8 @@ BAD_INPUTS = [
     ("mechanism", dict(mechanism="laplace"), {}),
     ("noise", dict(noise="central"), {}),
     ("classes", dict(classes=[0, 0, 1]), {}),
-    ("X", {}, dict(X="nan")),
-    ("X", {}, dict(X="outside")),
-    ("X", {}, dict(X="1d")),
-    ("y", {}, dict(y="nan")),
-    ("y", {}, dict(y="short")),
-    ("W", {}, dict(W="values")),
-    ("W", {}, dict(W="shape")),
 ]
+BAD_INPUTS += [(argument, {}, (argument, defect)) for argument, defect in DEFECTS]
 CASES = [pytest.param(cls, name, params, corrupt, id=f"{cls.__name__}-{name}-{i}")
          for cls in BASE for i, (name, params, corrupt) in enumerate(BAD_INPUTS)
          if set(params) <= set(cls().get_params())]
@@ -307,21 +302,8 @@ def test_bad_input_gets_a_clear_error(data, cls, name, params, corrupt):
     X, y, *_ = data
     X, y = X[:200].copy(), y[:200].astype(float)
     W = aligned_mask(200, 3, 1).astype(int)
-    kind = corrupt.get("X") or corrupt.get("y") or corrupt.get("W")
-    if kind == "nan" and "X" in corrupt:
-        X[3, 1] = np.nan
-    elif kind == "outside":
-        X[0, 0] = -0.5
-    elif kind == "1d":
-        X = X[:, 0]
-    elif kind == "nan":
-        y[5] = np.nan
-    elif kind == "short":
-        y = y[:-1]
-    elif kind == "values":
-        W[0, 0] = 3
-    elif kind == "shape":
-        W = W[:, :2]
+    if corrupt:
+        X, y, W = with_defect(X, y, W, *corrupt)
     with pytest.raises(ValueError, match=name):
         cls(**{**BASE[cls], **params}).fit(X, y, W=W)
 

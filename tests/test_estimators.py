@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _bad_data import DEFECTS, with_defect
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
@@ -199,14 +200,8 @@ BAD_INPUTS = [
     ("fallback", dict(fallback="mean"), {}),
     ("y_bound", dict(y_bound=-1.0), {}),
     ("private_features", dict(private_features=[0, 7]), {}),
-    ("X", {}, dict(X="nan")),
-    ("X", {}, dict(X="outside")),
-    ("X", {}, dict(X="1d")),
-    ("y", {}, dict(y="nan")),
-    ("y", {}, dict(y="short")),
-    ("W", {}, dict(W="values")),
-    ("W", {}, dict(W="shape")),
 ]
+BAD_INPUTS += [(argument, {}, (argument, defect)) for argument, defect in DEFECTS]
 
 
 @pytest.mark.parametrize(("name", "params", "corrupt"), BAD_INPUTS)
@@ -214,21 +209,8 @@ def test_bad_input_gets_a_clear_error(data, name, params, corrupt):
     X, y, _ = data
     X, y = X[:200].copy(), y[:200].copy()
     W = aligned_mask(200, 5, 2).astype(int)
-    kind = corrupt.get("X") or corrupt.get("y") or corrupt.get("W")
-    if kind == "nan" and "X" in corrupt:
-        X[3, 1] = np.nan
-    elif kind == "outside":
-        X[0, 0] = 1.5
-    elif kind == "1d":
-        X = X[:, 0]
-    elif kind == "nan":
-        y[5] = np.nan
-    elif kind == "short":
-        y = y[:-1]
-    elif kind == "values":
-        W[0, 0] = 2
-    elif kind == "shape":
-        W = W[:, :3]
+    if corrupt:
+        X, y, W = with_defect(X, y, W, *corrupt)
     base = dict(epsilon=1.0, s=2, y_bound=M, random_state=0)
     with pytest.raises(ValueError, match=name):
         HistOfTree(**{**base, **params}).fit(X, y, W=W)
