@@ -1,0 +1,287 @@
+"""Real-data loaders: UCI files (local copies and originals), the download cache, CSVs, diabetes."""
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ldpviz import PrivacyWarning, datasets
+from ldpviz.datasets import load_csv, load_diabetes, load_uci
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared_data():
+    for candidate in (os.environ.get("LDPVIZ_DATA"), ROOT.parent / "shared" / "data"):
+        if candidate and (Path(candidate) / "abalone.csv").is_file():
+            return Path(candidate)
+    return None
+
+
+SHARED = _shared_data()
+needs_shared = pytest.mark.skipif(
+    SHARED is None, reason="the UCI copies are not here: set LDPVIZ_DATA or put them in "
+                           "<repo>/../shared/data (CI has them)")
+
+# file name, rows, features (ordinal encoding), public label range
+LOCAL = {"abalone": ("abalone.csv", 4177, 8), "wine-red": ("winequality-red.csv", 1599, 11),
+         "wine-white": ("winequality-white.csv", 4898, 11),
+         "qsar-aquatic": ("qsar_aquatic_toxicity.csv", 546, 8)}
+
+
+@pytest.fixture(autouse=True)
+def no_download(monkeypatch):
+    """Tests never touch the network: any download attempt fails loudly."""
+
+    def refuse(url, path):
+        raise OSError(f"test tried to download {url}")
+
+    monkeypatch.setattr(datasets, "_download", refuse)
+
+
+@needs_shared
+@pytest.mark.parametrize("name", sorted(LOCAL))
+def test_local_copies_load_scaled_with_the_raw_target(name):
+    file, rows, d = LOCAL[name]
+    bunch = load_uci(name, data_home=SHARED)
+    raw = pd.read_csv(SHARED / file, header=0 if name == "qsar-aquatic" else None)
+    assert bunch.X.shape == (rows, d) and len(bunch.feature_names) == d
+    np.testing.assert_allclose(bunch.X.min(axis=0), 0.0)
+    np.testing.assert_allclose(bunch.X.max(axis=0), 1.0)
+    np.testing.assert_array_equal(bunch.y, raw.iloc[:, -1].to_numpy(float))
+    lo, hi = bunch.y_range
+    assert lo <= bunch.y.min() and bunch.y.max() <= hi  # the public range covers the labels
+    assert bunch.y_bound >= np.abs(bunch.y).max()
+    assert bunch.s_star == int(np.ceil(np.log(np.sqrt(d))))
+    assert sorted(bunch.ranking) == list(range(d))
+    # a numeric feature is the min-max scaled raw column
+    col = raw.iloc[:, 1].to_numpy(float)
+    np.testing.assert_allclose(bunch.X[:, 1], (col - col.min()) / (col.max() - col.min()))
+
+
+@needs_shared
+def test_abalone_sex_encodings_and_paper_codes():
+    raw = pd.read_csv(SHARED / "abalone.csv", header=None)
+    ordinal = load_uci("ABA", data_home=SHARED)
+    assert ordinal.name == "abalone" and ordinal.feature_names[0] == "sex"
+    expected = raw[0].map({"I": 0.0, "F": 0.5, "M": 1.0}).to_numpy()
+    np.testing.assert_array_equal(ordinal.X[:, 0], expected)
+    onehot = load_uci("abalone", data_home=SHARED, categorical="onehot")
+    assert onehot.X.shape == (4177, 10) and onehot.feature_names[:3] == ["sex_I", "sex_F",
+                                                                          "sex_M"]
+    np.testing.assert_array_equal(onehot.X[:, :3].sum(axis=1), 1.0)
+    np.testing.assert_array_equal(onehot.X[:, 2], (raw[0] == "M").to_numpy(float))
+
+
+@needs_shared
+def test_ranking_and_label_range_options():
+    bunch = load_uci("wine-red", data_home=SHARED, ranking=["alcohol", "pH"])
+    names = bunch.feature_names
+    assert [names[j] for j in bunch.ranking[:2]] == ["alcohol", "pH"]
+    assert bunch.ranking[2:] == [j for j in range(11) if names[j] not in ("alcohol", "pH")]
+    with pytest.warns(PrivacyWarning, match="off the private"):
+        leaky = load_uci("wine-red", data_home=SHARED, y_range="data")
+    assert leaky.y_range == (bunch.y.min(), bunch.y.max())
+    assert load_uci("RED", data_home=SHARED, y_range=(2, 9)).y_range == (2.0, 9.0)
+    with pytest.raises(ValueError, match="ranking"):
+        load_uci("wine-red", data_home=SHARED, ranking=["colour"])
+
+
+@needs_shared
+def test_the_environment_variable_points_at_the_data(monkeypatch):
+    monkeypatch.setenv("LDPVIZ_DATA", str(SHARED))
+    assert load_uci("qsar-aquatic").X.shape == (546, 8)
+
+
+def test_unknown_names_and_bad_files_raise_value_errors(tmp_path):
+    with pytest.raises(ValueError, match="name"):
+        load_uci("iris", data_home=tmp_path)
+    (tmp_path / "qsar_fish_toxicity.csv").write_text("1;2;3\n4;5;6\n")
+    with pytest.raises(ValueError, match="7"):
+        load_uci("qsar-fish", data_home=tmp_path)
+
+
+def _fish_text(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    values = rng.random((n, 7)) * [5, 4, 2, 3, 2, 6, 9]
+    return "\n".join(";".join(f"{v:.3f}" for v in row) for row in values) + "\n", values
+
+
+def test_fish_toxicity_parser_on_a_synthetic_original(tmp_path):
+    text, values = _fish_text()
+    (tmp_path / "qsar_fish_toxicity.csv").write_text(text)
+    bunch = load_uci("FIS", data_home=tmp_path)
+    assert bunch.X.shape == (30, 6) and bunch.target_name == "LC50"
+    np.testing.assert_allclose(bunch.y, values[:, -1], atol=1e-3)
+    np.testing.assert_allclose(bunch.X.min(axis=0), 0) and np.testing.assert_allclose(
+        bunch.X.max(axis=0), 1)
+    assert bunch.s_star == 1  # ceil(log sqrt 6)
+
+
+def test_uci_original_wine_format_with_semicolons_and_a_header(tmp_path):
+    header = ";".join(f'"{c.replace("_", " ")}"' for c in datasets._WINE_FEATURES)
+    rows = ["7.4;0.7;0;1.9;0.076;11;34;0.9978;3.51;0.56;9.4;5",
+            "7.8;0.88;0;2.6;0.098;25;67;0.9968;3.2;0.68;9.8;6",
+            "6.0;0.5;0.2;2.0;0.080;15;54;0.9970;3.26;0.65;11.0;7"]
+    (tmp_path / "winequality-white.csv").write_text(header + ';"quality"\n' + "\n".join(rows))
+    bunch = load_uci("wine-white", data_home=tmp_path)
+    np.testing.assert_array_equal(bunch.y, [5, 6, 7])
+    np.testing.assert_allclose(bunch.X[:, 0], [(7.4 - 6) / 1.8, 1.0, 0.0])
+    assert bunch.feature_names[-1] == "alcohol"
+
+
+def _zip_with(member, text):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(f"folder/{member}", text)
+        archive.writestr("README.txt", "not data")
+    return buffer.getvalue()
+
+
+def test_download_is_cached_in_data_home(tmp_path, monkeypatch):
+    text, _ = _fish_text(12)
+    calls = []
+
+    def fake(url, path):
+        calls.append(url)
+        Path(path).write_bytes(_zip_with("qsar_fish_toxicity.csv", text))
+
+    monkeypatch.setattr(datasets, "_download", fake)
+    home = tmp_path / "cache"
+    first = load_uci("qsar-fish", data_home=home)
+    assert len(calls) == 1 and calls[0].startswith("https://archive.ics.uci.edu/")
+    assert sorted(p.name for p in home.iterdir()) == ["qsar_fish_toxicity.csv"]
+    second = load_uci("qsar-fish", data_home=home)
+    assert len(calls) == 1  # read from the cache
+    np.testing.assert_array_equal(first.X, second.X)
+
+
+def test_default_cache_folder_comes_from_the_environment(tmp_path, monkeypatch):
+    text, _ = _fish_text(10)
+    calls = []
+    monkeypatch.setattr(datasets, "_download", lambda url, path: (
+        calls.append(url), Path(path).write_bytes(_zip_with("qsar_fish_toxicity.csv", text))))
+    monkeypatch.setenv("LDPVIZ_DATA", str(tmp_path / "env"))
+    assert load_uci("qsar-fish").X.shape == (10, 6)
+    assert (tmp_path / "env" / "qsar_fish_toxicity.csv").is_file() and len(calls) == 1
+
+
+def test_a_failed_source_falls_back_and_total_failure_says_what_to_do(tmp_path, monkeypatch):
+    text, _ = _fish_text(8)
+
+    def zip_broken(url, path):
+        if url.endswith(".zip"):
+            raise OSError("HTTP Error 404")
+        Path(path).write_text(text)
+
+    monkeypatch.setattr(datasets, "_download", zip_broken)
+    assert load_uci("qsar-fish", data_home=tmp_path / "a").X.shape == (8, 6)
+
+    def offline(url, path):
+        Path(path).write_text("partial")
+        raise OSError("network is unreachable")
+
+    monkeypatch.setattr(datasets, "_download", offline)
+    with pytest.raises(OSError, match="data_home") as info:
+        load_uci("abalone", data_home=tmp_path / "b")
+    assert "network is unreachable" in str(info.value)
+    assert list((tmp_path / "b").iterdir()) == []  # no half-written file is left behind
+
+
+# ----------------------------------------------------------------------------------------------
+# load_csv
+# ----------------------------------------------------------------------------------------------
+def _csv(tmp_path, frame, name="data.csv"):
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _frame(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"income": rng.normal(50, 10, n), "smoker": rng.choice(["no", "yes"], n),
+                         "age": rng.integers(20, 70, n), "region": rng.choice(["n", "s", "e"], n),
+                         "cost": rng.normal(3, 1, n)})
+
+
+def test_load_csv_encodes_scales_and_ranks(tmp_path):
+    frame = _frame()
+    path = _csv(tmp_path, frame)
+    bunch = load_csv(path, "cost", private=["smoker", "income"], y_range=(-5, 15))
+    assert bunch.feature_names == ["income", "smoker", "age", "region"]
+    assert bunch.s_star == 2 and bunch.ranking == [1, 0, 2, 3]
+    np.testing.assert_array_equal(bunch.X[:, 1], (frame["smoker"] == "yes").to_numpy(float))
+    np.testing.assert_allclose(bunch.X.min(axis=0), 0) and np.testing.assert_allclose(
+        bunch.X.max(axis=0), 1)
+    np.testing.assert_array_equal(bunch.y, frame["cost"])
+    assert bunch.y_range == (-5.0, 15.0)
+    # one-hot: a private categorical column makes all its 0/1 columns private
+    hot = load_csv(path, "cost", private=["region"], categorical="onehot", y_range=(-5, 15))
+    assert [hot.feature_names[j] for j in hot.ranking[:hot.s_star]] == ["region_e", "region_n",
+                                                                        "region_s"]
+    np.testing.assert_array_equal(hot.X[:, [4, 5, 6]].sum(axis=1), 1)
+
+
+def test_load_csv_default_ranking_is_column_order_and_range_read_off_warns(tmp_path):
+    path = _csv(tmp_path, _frame())
+    with pytest.warns(PrivacyWarning, match="y_range"):
+        bunch = load_csv(path, "cost")
+    assert bunch.ranking == [0, 1, 2, 3] and bunch.s_star == 1  # ceil(log sqrt 4)
+    assert bunch.y_range == (bunch.y.min(), bunch.y.max())
+
+
+def test_load_csv_reports_missing_values_or_drops_them_on_request(tmp_path):
+    frame = _frame()
+    frame.loc[[3, 7], "age"] = np.nan
+    frame.loc[7, "income"] = np.nan
+    path = _csv(tmp_path, frame)
+    with pytest.raises(ValueError, match=r"age \(2\).*income \(1\)|income \(1\).*age \(2\)"):
+        load_csv(path, "cost", y_range=(0, 6))
+    dropped = load_csv(path, "cost", missing="drop", y_range=(0, 6))
+    assert dropped.n_dropped == 2 and dropped.X.shape == (38, 4)
+
+
+def test_load_csv_refuses_what_it_cannot_use(tmp_path):
+    frame = _frame()
+    frame["name"] = [f"person {i}" for i in range(len(frame))]
+    path = _csv(tmp_path, frame)
+    with pytest.raises(ValueError, match=r"'name' is not numeric.*40 distinct"):
+        load_csv(path, "cost", y_range=(0, 6))
+    assert load_csv(path, "cost", max_categories=50, y_range=(0, 6)).X.shape == (40, 5)
+    with pytest.raises(ValueError, match="target 'price'"):
+        load_csv(path, "price", y_range=(0, 6))
+    with pytest.raises(ValueError, match="target 'smoker' is not numeric"):
+        load_csv(path, "smoker", y_range=(0, 6), max_categories=50)
+    with pytest.raises(ValueError, match="private"):
+        load_csv(path, "cost", private=["height"], y_range=(0, 6), max_categories=50)
+    with pytest.raises(FileNotFoundError, match=r"nothing\.csv"):
+        load_csv(tmp_path / "nothing.csv", "cost")
+    with pytest.raises(ValueError, match="y_range"):
+        load_csv(path, "cost", y_range=(6, 0), max_categories=50)
+
+
+def test_load_csv_semicolons_and_constant_columns(tmp_path):
+    path = tmp_path / "semi.csv"
+    path.write_text("a;b;c;y\n1;5;0;1.0\n2;5;1;2.0\n3;5;0;2.5\n")
+    bunch = load_csv(path, "y", y_range=(0, 3))
+    np.testing.assert_allclose(bunch.X[:, 0], [0, 0.5, 1])
+    np.testing.assert_array_equal(bunch.X[:, 1], 0)  # constant: no information, mapped to 0
+
+
+def test_diabetes_has_readable_names_and_a_sensitivity_ranking():
+    bunch = load_diabetes()
+    assert bunch.X.shape == (442, 10) and bunch.s_star == 2
+    assert {"age", "sex", "bmi", "blood_pressure", "blood_sugar"} <= set(bunch.feature_names)
+    np.testing.assert_allclose(bunch.X.min(axis=0), 0) and np.testing.assert_allclose(
+        bunch.X.max(axis=0), 1)
+    assert sorted(bunch.ranking) == list(range(10))
+    assert bunch.feature_names[bunch.ranking[0]] == "blood_sugar"
+    assert bunch.feature_names[bunch.ranking[-1]] == "age"
+    assert set(np.unique(bunch.X[:, bunch.feature_names.index("sex")])) == {0.0, 1.0}
+    lo, hi = bunch.y_range
+    assert lo <= bunch.y.min() and bunch.y.max() <= hi
+    assert list(bunch.frame.columns) == [*bunch.feature_names, "progression"]
