@@ -105,9 +105,11 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         Depth p of the public tree.
     rule : {"max-edge", "cart"}, default="max-edge"
         Max-edge midpoint rule of Algorithm 1, or CART variance reduction (the paper's "CART").
-    mechanism : {"grr", "rr"}, default="grr"
+    mechanism : {"grr", "rr", "auto"}, default="grr"
         Cell report by generalized randomized response (eq 17, used in the paper's experiments)
-        or by one binary randomized response per potential cell (eq 8).
+        or by one binary randomized response per potential cell (eq 8); "auto" lets each user
+        use the one with the smaller variance for their number of potential cells
+        (:func:`ldpviz.mechanisms.grr_is_better`; an ldpviz extension).
     rho : float, default=0.5
         Share of epsilon spent on the label (Appendix C.1).
     y_bound : float or None, default=None

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._validation import check_choice, check_epsilon, check_rho
 
-MECHANISMS = ("grr", "rr")
+MECHANISMS = ("grr", "rr", "auto")
 # Cap on the entries of the per-chunk (users x cells) work arrays: bounded memory at any n.
 _CHUNK_ENTRIES = 1 << 22
 
@@ -290,7 +290,7 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
     epsilon-LDP in the protected coordinates (Proposition 3.2 for "rr", A.1 for "grr").
     """
     epsilon = check_epsilon(epsilon)
-    check_choice(mechanism, "mechanism", MECHANISMS)
+    check_choice(mechanism, "mechanism", ("grr", "rr"))
     n_cells = partition.n_cells
     if len(X) * n_cells > 50_000_000:
         raise ValueError("cell_reports materialises n x n_cells arrays; use cell_report_sums.")
@@ -310,6 +310,47 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
     return CellReports(reported, potential, debiased)
 
 
+def grr_is_better(k, epsilon):
+    """Whether GRR's debiased indicators vary less than binary RR's for |V_i| = k (eq 16 vs 5).
+
+    Per potential cell not holding the user, GRR's estimate has variance
+    ``(e^eps + k - 2) / (e^eps - 1)^2`` (growing with k) and binary RR's
+    ``e^{eps/2} / (e^{eps/2} - 1)^2`` (not depending on k); GRR wins for small V_i.
+    """
+    epsilon = check_epsilon(epsilon)
+    if np.isinf(epsilon):
+        return np.ones(np.shape(k), dtype=bool)
+    e, h = np.exp(epsilon), np.exp(epsilon / 2)
+    return (e + np.asarray(k) - 2) / (e - 1) ** 2 <= h / (h - 1) ** 2
+
+
+def _grr_sums(partition, X, W, y, T, epsilon, rng):
+    """(numerator, denominator) increments of GRR reports (eq 17) for one chunk of users."""
+    n_cells, n_leaves, m = partition.n_cells, partition.n_leaves, y.shape[1]
+    true_h, true_l = partition.cell_parts(X)
+    rep_h, rep_l, k = _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng)
+    _, _, c, offset = _grr_constants(epsilon, k)
+    cell = rep_h * n_leaves + rep_l
+    den = np.bincount(cell, weights=c, minlength=n_cells)
+    num = np.stack([np.bincount(cell, weights=c * y[:, col], minlength=n_cells)
+                    for col in range(m)], axis=1)
+    # Every potential cell of user i carries -offset, offset = c_i * p_other_i.
+    Tf = T.astype(float)
+    weights = np.concatenate([Tf, (Tf[:, :, None] * y[:, None, :]).reshape(len(T), -1)], axis=1)
+    cover = partition.histogram.potential_sum(X, W, weights)
+    return (num - offset * cover[:, n_leaves:].reshape(n_cells, m),
+            den - offset * cover[:, :n_leaves].ravel())
+
+
+def _rr_sums(partition, X, W, y, T, epsilon, rng):
+    """(numerator, denominator) increments of binary-RR reports (eq 8) for one chunk."""
+    true_h, true_l = partition.cell_parts(X)
+    potential = _potential_cells(partition.histogram.potential(X, W), T)
+    bits = _sample_rr_bits(potential, true_h * partition.n_leaves + true_l, epsilon, rng)
+    debiased = _rr_debiased(bits, potential, epsilon)
+    return debiased.T @ y, debiased.sum(axis=0)
+
+
 def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_size=None):
     """Aggregate the cell reports of all users: the numerator and denominator of eq (9).
 
@@ -318,11 +359,13 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     ``denominator[j] = sum_i V~_i^j``. Their expectations over the randomizer are the sum of
     ``y_tilde`` and the number of users in cell j. Users are processed in chunks so memory stays
     bounded at any n (never an n x n_cells matrix); the draws are those of
-    :func:`cell_reports`.
+    :func:`cell_reports`. ``mechanism="auto"`` lets each user report by whichever of GRR and
+    binary RR has the smaller variance for their |V_i| (:func:`grr_is_better`); |V_i| depends
+    on published data only, and either mechanism is epsilon-LDP.
     """
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", MECHANISMS)
-    n, n_cells, n_leaves = len(X), partition.n_cells, partition.n_leaves
+    n, n_cells = len(X), partition.n_cells
     y2 = np.asarray(y_tilde, dtype=float)
     y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
     m = y2.shape[1]
@@ -334,29 +377,16 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
         sl = slice(start, start + chunk_size)
         Xc, Wc, yc = X[sl], W[sl], y2[sl]
         T = partition.tree.potential(Xc, Wc)
-        true_h, true_l = partition.cell_parts(Xc)
-        if mechanism == "grr":
-            rep_h, rep_l, k = _sample_grr_cells(partition, Xc, Wc, T, true_h, true_l, epsilon,
-                                                rng)
-            _, _, c, offset = _grr_constants(epsilon, k)
-            cell = rep_h * n_leaves + rep_l
-            denominator += np.bincount(cell, weights=c, minlength=n_cells)
-            for col in range(m):
-                numerator[:, col] += np.bincount(cell, weights=c * yc[:, col], minlength=n_cells)
-            # Every potential cell of user i carries -offset, offset = c_i * p_other_i.
-            Tf = T.astype(float)
-            weights = np.concatenate([Tf, (Tf[:, :, None] * yc[:, None, :]).reshape(len(T), -1)],
-                                     axis=1)
-            cover = partition.histogram.potential_sum(Xc, Wc, weights)
-            denominator -= offset * cover[:, :n_leaves].ravel()
-            numerator -= offset * cover[:, n_leaves:].reshape(n_cells, m)
+        if mechanism == "auto":
+            use_grr = grr_is_better(partition.histogram.potential_size(Wc) * T.sum(axis=1),
+                                    epsilon)
         else:
-            H = partition.histogram.potential(Xc, Wc)
-            potential = _potential_cells(H, T)
-            bits = _sample_rr_bits(potential, true_h * n_leaves + true_l, epsilon, rng)
-            debiased = _rr_debiased(bits, potential, epsilon)
-            denominator += debiased.sum(axis=0)
-            numerator += debiased.T @ yc
+            use_grr = np.full(len(Xc), mechanism == "grr")
+        for rows, sums in ((use_grr, _grr_sums), (~use_grr, _rr_sums)):
+            if rows.any():
+                num, den = sums(partition, Xc[rows], Wc[rows], yc[rows], T[rows], epsilon, rng)
+                numerator += num
+                denominator += den
     if np.ndim(y_tilde) == 1:
         numerator = numerator[:, 0]
     return numerator, denominator

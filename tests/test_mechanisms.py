@@ -12,6 +12,7 @@ from ldpviz.mechanisms import (
     debias_binary_rr,
     debias_grr,
     grr,
+    grr_is_better,
     grr_probabilities,
     laplace_log_density,
     laplace_scale,
@@ -267,7 +268,7 @@ def test_cell_reports_are_unbiased_per_user(rng, small_partition, mechanism):
     assert np.all(total[~potential] == 0)
 
 
-@pytest.mark.parametrize("mechanism", ["grr", "rr"])
+@pytest.mark.parametrize("mechanism", ["grr", "rr", "auto"])
 def test_aggregated_sums_are_unbiased(rng, small_partition, mechanism):
     X, y, W, part = small_partition
     epsilon, reps = 2.0, 300
@@ -321,3 +322,16 @@ def test_same_seed_same_reports(small_partition):
     c = cell_report_sums(part, X, W, y, 1.0, "grr", np.random.default_rng(6))
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert not np.array_equal(a[1], c[1])
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+def test_grr_is_better_picks_the_smaller_simulated_variance(rng, epsilon):
+    """Variance of the debiased indicator of a cell that does not hold the user."""
+    reps = 100_000
+    rr = debias_binary_rr(binary_rr(np.zeros((reps, 1)), epsilon, rng), epsilon)[:, 0].var()
+    for k in (2, 4, 16, 64):
+        reports = grr(np.zeros(reps, dtype=int), k, epsilon, rng)
+        grr_var = debias_grr(reports, k, epsilon)[:, 1].var()
+        if abs(grr_var - rr) > 0.1 * max(grr_var, rr):  # clear cases only
+            assert grr_is_better(k, epsilon) == (grr_var < rr), (k, grr_var, rr)
+    assert grr_is_better(2, epsilon) and not grr_is_better(10_000, epsilon)
