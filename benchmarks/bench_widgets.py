@@ -11,6 +11,9 @@ import numpy as np
 from ldpviz import widgets
 
 TARGET_MS = 100.0
+# The comparison explorer (notebook 05) refits 26 models on two samples per new setting, so
+# it gets its own budget; settings already visited are cached and instant.
+TARGETS_MS = {"comparison_explorer": 250.0}
 
 
 def _values(widget, count=4):
@@ -24,7 +27,8 @@ def _values(widget, count=4):
 
 def main():
     explorers = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
-                 widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer]
+                 widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer,
+                 widgets.comparison_explorer]
     for make in explorers:
         explorer = make()
         defaults = {name: w.value for name, w in explorer.controls.items()}
@@ -37,9 +41,10 @@ def main():
                 times.append(explorer.last_update_seconds * 1e3)
             widget.value = defaults[name]  # one slider at a time, from the defaults
         median, worst = float(np.median(times)), float(np.max(times))
+        target = TARGETS_MS.get(make.__name__, TARGET_MS)
         print(f"{make.__name__:20s} median {median:6.1f} ms  worst {worst:6.1f} ms  "
-              f"ratio to target {median / TARGET_MS:4.2f}  "
-              f"{'ok' if median < TARGET_MS else 'ABOVE TARGET'}")
+              f"ratio to its {target:.0f} ms target {median / target:4.2f}  "
+              f"{'ok' if median < target else 'ABOVE TARGET'}")
 
 
 if __name__ == "__main__":

@@ -49,7 +49,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from . import plots
 from ._validation import PrivacyWarning, check_epsilon, check_int
@@ -298,13 +297,14 @@ PAPER_TABLE1 = {
 
 
 def whatif(X, y, private=None, epsilons=(1, 2, 4), reps=20, y_range=None, test_size=0.3,
-           seed=0, n_jobs=None, progress=False, cache_dir=None, grids=None, name="data"):
+           seed=0, n_jobs=None, progress=False, cache_dir=None, grids=None, name="data",
+           feature_names=None):
     """Table 1's protocol on your own data: what does each method cost at each epsilon?
 
     Parameters
     ----------
     X : (n, d) array in [0, 1] (e.g. ``load_csv(...).X``); y : (n,) labels.
-    private : list of int or None
+    private : list of int (or of names, with ``feature_names``) or None
         Protected columns, most sensitive first. Aligned paradigm: exactly these are private
         (s* = len(private)). Personalized paradigm: they are protected by every user, the next
         s* columns (in column order) by n/10 users, the next by n/100, ... (Section 5.2). None:
@@ -317,6 +317,8 @@ def whatif(X, y, private=None, epsilons=(1, 2, 4), reps=20, y_range=None, test_s
     test_size, seed, n_jobs, progress, cache_dir : see :func:`ldpviz.experiments.run`.
     grids : dict or None
         Grid replacements for :func:`realdata_arms` (quick runs).
+    feature_names : list of str or None
+        Column names, so that ``private`` may name columns (e.g. ``load_diabetes().names``).
 
     Returns
     -------
@@ -332,7 +334,12 @@ def whatif(X, y, private=None, epsilons=(1, 2, 4), reps=20, y_range=None, test_s
         raise ValueError(f"X must be 2-D with at least 2 features, got shape {X.shape}.")
     if private is None:
         private = list(range(aligned_s_star(d)))
-    private = [int(j) for j in private]
+    names = list(feature_names) if feature_names is not None else []
+    unknown = [j for j in private if isinstance(j, str) and j not in names]
+    if unknown:
+        raise ValueError(f"private names columns not in feature_names: {unknown!r} "
+                         f"(known: {names!r}).")
+    private = [names.index(j) if isinstance(j, str) else int(j) for j in private]
     if not private or len(set(private)) != len(private) or not all(0 <= j < d for j in private):
         raise ValueError(f"private must list distinct column indices in 0..{d - 1}, got "
                          f"{private!r}.")
@@ -365,13 +372,14 @@ def whatif_summary(best):
 
 
 def plot_whatif(best):
-    """MSE ratio against epsilon, one panel per paradigm (mean +- 2 SE)."""
-    fig = Figure(figsize=(11, 4.4), layout="constrained")
-    axes = fig.subplots(1, 2, sharey=True)
+    """MSE ratio against epsilon, one panel per paradigm (mean +- 2 SE); a method keeps its
+    colour in both panels."""
+    fig, axes = plots._figure(ncols=2, width=5.6, height=4.4)
     rows = best[best["method"] != REFERENCE]
+    colors = dict(zip(sorted(rows["method"].unique()), plots.COLORS * 2, strict=False))
     for ax, paradigm in zip(axes, ("aligned", "personalized"), strict=True):
         plots.figure2_panel(rows[rows["paradigm"] == paradigm], x="epsilon", series="method",
-                            y="mse_ratio", ax=ax, logx=True, title=paradigm)
+                            y="mse_ratio", ax=ax, logx=True, title=paradigm, colors=colors)
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")
     return fig
 

@@ -52,7 +52,7 @@ def _feature(axis, private):
 # ----------------------------------------------------------------------------------------------
 @_styled
 def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, logy=False,
-                  title=None):
+                  title=None, colors=None):
     """Mean of ``y`` over replications against ``x``, one line per ``series``, +-2 SE bars.
 
     Parameters
@@ -67,6 +67,9 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
     logx, logy : bool
         Log scales (Figure 2(b) uses a log n axis).
     title : str or None
+    colors : dict or None
+        Colour of each series (to keep a method's colour across panels); default: palette
+        order.
 
     Returns
     -------
@@ -80,8 +83,9 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
     for i, (name, group) in enumerate(stats.groupby(level=0, sort=False)):
         xs = group.index.get_level_values(1).to_numpy()
         se = (group["std"] / np.sqrt(group["count"])).fillna(0).to_numpy()
-        ax.errorbar(xs, group["mean"], yerr=2 * se, label=str(name), capsize=3,
-                    color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)])
+        color = (colors or {}).get(name, COLORS[i % len(COLORS)])
+        ax.errorbar(xs, group["mean"], yerr=2 * se, label=str(name), capsize=3, color=color,
+                    marker=MARKERS[i % len(MARKERS)])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y.upper() if y == 'mse' else y} (mean ± 2 SE)")
     if logx:  # label the values that were run, not log-decade ticks

@@ -8,6 +8,7 @@ features private (the aligned case), unless a mask is given.
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 import numpy as np
@@ -226,3 +227,52 @@ def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
         "rr_keep": rr_probabilities(eps_cells)[0],
         "epsilon_label": eps_label, "epsilon_cells": eps_cells,
     }
+
+
+#: Small grids for the live comparison (the paper's grids are in ldpviz.paper).
+COMPARISON_GRIDS = {
+    "HistOfTree": {"depth": (1, 2, 3), "t": (1, 2)},
+    "Hist": {"t": (1, 2)},
+    "KRR": {"k": (2, 3), "max_depth": (3,)},
+    "ParDT": {"max_depth": (2, 4)},
+    "LabelDT": {"max_depth": (3, 5)},
+    "DT": {"max_depth": (6,)},
+}
+
+
+@lru_cache(maxsize=256)  # sliders revisit settings: a revisit is instant
+def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
+    """Every method of Figure 2 at one (epsilon, s*): best MSE over a small grid (a live
+    miniature of Figure 2(a); :func:`ldpviz.paper.figure2` runs the real thing).
+
+    Each method sees the same ``reps`` samples (paired); the grid point with the lowest mean
+    MSE against f* is kept. Returns a dict with ``methods``, ``mse`` and ``se`` (arrays in
+    that order) and ``best`` (the chosen parameters per method). Results are cached: do not
+    modify them.
+    """
+    from .baselines import DT, KRR, Hist, LabelDT, ParDT
+
+    classes = {"HistOfTree": HistOfTree, "Hist": Hist, "KRR": KRR, "ParDT": ParDT,
+               "LabelDT": LabelDT, "DT": DT}
+    samples = [_paper_data(int(n), int(data_seed) + r) for r in range(reps)]
+    W = aligned_mask(int(n), D, s_star)
+    mse, se, best = [], [], {}
+    for name, cls in classes.items():
+        grid = COMPARISON_GRIDS[name]
+        fixed = {} if cls is DT else {"epsilon": epsilon, "y_bound": PAPER_Y_BOUND}
+        if cls is HistOfTree:
+            fixed["s"] = s_star
+        scores = {}
+        for values in itertools.product(*grid.values()):
+            params = dict(zip(grid, values, strict=True))
+            errors = []
+            for r, (X, y, X_test) in enumerate(samples):
+                model = cls(**fixed, **params, random_state=r).fit(X, y, W=W)
+                errors.append(np.mean((model.predict(X_test)
+                                       - paper_regression_function(X_test)) ** 2))
+            scores[values] = (np.mean(errors), np.std(errors) / np.sqrt(len(errors)))
+        values = min(scores, key=lambda v: scores[v][0])
+        mse.append(scores[values][0])
+        se.append(scores[values][1])
+        best[name] = dict(zip(grid, values, strict=True))
+    return {"methods": list(classes), "mse": np.array(mse), "se": np.array(se), "best": best}

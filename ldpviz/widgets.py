@@ -467,6 +467,38 @@ def bcdp_explorer():
     return Explorer(controls, [fig], readout, update, "BCDP explorer")
 
 
+# ----------------------------------------------------------------------------------------------
+# 6. The methods side by side (a live miniature of Figure 2(a))
+# ----------------------------------------------------------------------------------------------
+def comparison_explorer():
+    """HistOfTree against Hist, KRR, ParDT, LabelDT and DT at the chosen epsilon and s*."""
+    controls = {
+        "epsilon": _log_slider("ε", 4.0, 0.5, 32),
+        "s_star": _int_slider("s* (private features)", 2, 0, views.D),
+    }
+    fig = go.FigureWidget(data=[go.Bar(marker={"color": COLORS[0]}, error_y={"type": "data"},
+                                       name="best of a small grid")])
+    fig.update_yaxes(type="log", title_text="MSE against f* (log scale)")
+    fig = _layout(fig, "Semi-feature LDP between label LDP and LDP (mean of 2 samples)",
+                  height=420)
+    readout = W.HTML()
+
+    def update():
+        c = {k: w.value for k, w in controls.items()}
+        out = views.comparison_view(epsilon=c["epsilon"], s_star=c["s_star"])
+        colors = [COLORS[1] if m == "HistOfTree" else COLORS[7] if m == "DT" else COLORS[0]
+                  for m in out["methods"]]
+        with fig.batch_update():
+            fig.data[0].update(x=out["methods"], y=out["mse"], marker={"color": colors},
+                               error_y={"type": "data", "array": 2 * out["se"]})
+        best = out["best"]["HistOfTree"]
+        readout.value = _readout([
+            ("HistOfTree uses", f"depth {best['depth']}, t = {best['t']}"),
+            ("its rank", 1 + int(np.sum(out["mse"] < out["mse"][0])))])
+
+    return Explorer(controls, [fig], readout, update, "Methods compared")
+
+
 def dashboard():
     """The explorers in tabs, for app mode (Voila) and Binder.
 

@@ -85,3 +85,19 @@ def test_tradeoff_view_matches_theory():
     assert np.all(np.diff(out["upper"]) <= 1e-12)  # more budget, smaller bound
     assert out["exponents"][-1] == pytest.approx(theory.upper_rate_exponent(5, 5, 0))
     assert len(out["s_values"]) == 6
+
+
+def test_comparison_view_matches_direct_fits_and_orders_the_privacy_models():
+    from ldpviz.baselines import LabelDT
+
+    out = views.comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2)
+    mse = dict(zip(out["methods"], out["mse"], strict=True))
+    best = out["best"]["LabelDT"]
+    errors = []
+    for r in range(2):
+        X, y, X_test = views._paper_data(3000, r)
+        model = LabelDT(epsilon=4.0, y_bound=PAPER_Y_BOUND, random_state=r, **best).fit(X, y)
+        errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
+    assert mse["LabelDT"] == pytest.approx(np.mean(errors))
+    assert mse["DT"] == min(mse.values())  # no privacy is best
+    assert mse["LabelDT"] < mse["Hist"]  # label LDP beats full LDP

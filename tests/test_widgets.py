@@ -8,7 +8,8 @@ import pytest
 from ldpviz import widgets
 
 EXPLORERS = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
-             widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer]
+             widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer,
+             widgets.comparison_explorer]
 
 
 def _drawn(explorer):
