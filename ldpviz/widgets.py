@@ -10,6 +10,7 @@ tests and notebooks can drive them without a browser.
 from __future__ import annotations
 
 import time
+from contextvars import ContextVar
 from copy import deepcopy
 
 import ipywidgets as W
@@ -25,6 +26,11 @@ COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0
 HEATMAP_SCALE = "Viridis"
 FEATURES = [(f"x{j + 1}", j) for j in range(views.D)]
 SLIDER_STYLE = {"description_width": "initial"}
+# Figure width in pixels; None lets plotly fit the output area (a notebook). The dashboard
+# sets it: a figure built in a tab opened later is drawn before it is attached to the page,
+# and plotly would fall back to 700 px and never grow.
+FIGURE_WIDTH = ContextVar("FIGURE_WIDTH", default=None)
+APP_FIGURE_WIDTH = 1150
 
 
 class Explorer(W.VBox):
@@ -99,6 +105,7 @@ def _histoftree_controls():
 
 def _layout(fig, title, height=460):
     fig.update_layout(title=title, font=FONT, template="plotly_white", height=height,
+                      width=FIGURE_WIDTH.get(),
                       margin={"l": 60, "r": 20, "t": 70, "b": 60},
                       legend={"orientation": "h", "y": -0.2})
     return fig
@@ -351,7 +358,7 @@ def tradeoff_explorer():
             fig.data[6].update(x=out["epsilons"], y=out["lower"])
             fig.layout.shapes = [_vline(out["p_star"], "x", "y", COLORS[3], "dash"),
                                  _vline(c["s"], "x2", "y2"),
-                                 _vline(np.log10(c["epsilon"]), "x3", "y3")]
+                                 _vline(c["epsilon"], "x3", "y3")]
         readout.value = _readout([
             ("p* for this s", int(out["p_star"])), ("λ*", f"{out['lambda_star']:.3f}"),
             ("(15) selects", f"s = {sel}, p = {out['p_selected']}")])
@@ -515,7 +522,11 @@ def dashboard():
 
     def open_tab(index):
         if index is not None and index not in tabs.explorers:
-            tabs.explorers[index] = explorers[index][1]()
+            token = FIGURE_WIDTH.set(APP_FIGURE_WIDTH)
+            try:
+                tabs.explorers[index] = explorers[index][1]()
+            finally:
+                FIGURE_WIDTH.reset(token)
             panes[index].children = [tabs.explorers[index]]
 
     tabs.observe(lambda change: open_tab(change["new"]), names="selected_index")
