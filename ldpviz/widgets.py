@@ -111,6 +111,12 @@ def _layout(fig, title, height=460):
     return fig
 
 
+def _retitle(obj, text):
+    """Set a title only if it changed: any relayout makes plotly redraw the whole figure."""
+    if obj.title.text != text:
+        obj.title.text = text
+
+
 def _axis_title(axis, private):
     return f"x{axis + 1} ({'private: histogram bins' if private else 'public: tree splits'})"
 
@@ -159,10 +165,10 @@ def partition_explorer(n=10_000):
             fig.data[1].update(x=out["edge_x"], y=out["edge_y"])
             fig.data[2].update(x=out["point_x"], y=out["point_y"])
             others = [f"x{a + 1}" for a in range(views.D) if a not in (c["x_axis"], c["y_axis"])]
-            fig.layout.title = (f"Combined partition on the slice {', '.join(others)} = "
-                                f"{c['hold']:.2f}")
-            fig.layout.xaxis.title = _axis_title(c["x_axis"], out["x_private"])
-            fig.layout.yaxis.title = _axis_title(c["y_axis"], out["y_private"])
+            _retitle(fig.layout, f"Combined partition on the slice {', '.join(others)} = "
+                                 f"{c['hold']:.2f}")
+            _retitle(fig.layout.xaxis, _axis_title(c["x_axis"], out["x_private"]))
+            _retitle(fig.layout.yaxis, _axis_title(c["y_axis"], out["y_private"]))
         readout.value = _readout([
             ("cells", out["n_cells"]), ("in this slice", out["cells_in_slice"]),
             ("MSE (private)", f"{out['mse']:.3f}"),
