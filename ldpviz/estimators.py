@@ -46,9 +46,14 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self.s_ = s
         self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
-        # A user who publishes every feature has a cell fixed by public data and sends no cell
-        # report, so the whole budget goes to the label.
-        label_epsilons = np.where(W.any(axis=1), self.epsilon_label_, float(self.epsilon))
+        # A user whose cell is fixed by what they publish (every tree axis published, and every
+        # histogram axis too unless t = 1) needs no private cell report: all of epsilon goes to
+        # the label. This is known before round 1: it depends on W, s and t only.
+        tree_axes = [a for a in range(W.shape[1]) if a not in self.hist_axes_]
+        fixed_cell = ~W[:, tree_axes].any(axis=1)
+        if t > 1:
+            fixed_cell &= ~W[:, list(self.hist_axes_)].any(axis=1)
+        label_epsilons = np.where(fixed_cell, float(self.epsilon), self.epsilon_label_)
         y_tilde = self._release_labels(labels, label_epsilons, rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
                                           self.rule, self.min_samples_leaf)
@@ -84,10 +89,11 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
 
     Privacy: each user's release is epsilon-semi-feature LDP (Definition 3.1, Propositions 3.2
     and A.1): rho*eps for the label plus (1-rho)*eps for the cell report. The published
-    coordinates and W are public. A user who publishes every feature has a cell fixed by public
-    data: that user sends no cell report and spends all of epsilon on the label (the paper
-    splits the budget for them too; this costs nothing and halves their label noise's scale at
-    rho = 1/2). Likewise a user with a single potential cell reports it exactly. Clipping
+    coordinates and W are public. A user whose cell is fixed by what they publish (every
+    feature, or every tree feature when t = 1) sends no private cell report and spends all of
+    epsilon on the label (the paper splits the budget for them too; this costs nothing and
+    halves their label noise's scale at rho = 1/2). Any user with a single potential cell
+    reports it exactly. Clipping
     predictions to [-M, M] and the fallback for cells whose estimated count is not positive
     are post-processing and cost no privacy.
 

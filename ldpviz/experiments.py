@@ -29,6 +29,7 @@ import json
 import os
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -434,6 +435,10 @@ def compare(best, groups, metric="mse", alpha=0.05, method="method", pair="rep")
         wide = group.pivot_table(index=pair, columns=method, values=metric)
         if wide.isna().any().any():
             raise ValueError(f"group {key}: methods were not run on the same replications.")
+        if 0.5 ** len(wide) >= alpha:  # smallest possible one-sided signed-rank p-value
+            warnings.warn(f"group {key}: with {len(wide)} replications no Wilcoxon test can "
+                          f"reach level {alpha}; 'significant' will be False everywhere.",
+                          UserWarning, stacklevel=2)
         means = wide.mean()
         ranks = means.rank(method="average")
         winner = means.idxmin()

@@ -318,7 +318,8 @@ def whatif(X, y, private=None, epsilons=(1, 2, 4), reps=20, y_range=None, test_s
     grids : dict or None
         Grid replacements for :func:`realdata_arms` (quick runs).
     feature_names : list of str or None
-        Column names, so that ``private`` may name columns (e.g. ``load_diabetes().names``).
+        Column names, so that ``private`` may name columns (e.g.
+        ``load_diabetes().feature_names``).
 
     Returns
     -------

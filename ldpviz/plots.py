@@ -16,7 +16,9 @@ from matplotlib.ticker import MaxNLocator
 
 from . import theory, views
 
-COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+# Okabe-Ito, with yellow last: it is hard to see as a line on white.
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
+BLACK = COLORS[6]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 CMAP = "viridis"
 STYLE = {"font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12, "legend.fontsize": 10,
@@ -219,7 +221,7 @@ def plot_tradeoff(**view_kwargs):
     axes[1].set(xlabel="s", ylabel="rate exponent (13)")
     axes[1].legend(frameon=False)
     axes[2].loglog(out["epsilons"], out["upper"], color=COLORS[0], label="upper bound (13)")
-    axes[2].loglog(out["epsilons"], out["lower"], "--", color=COLORS[7], label="lower bound (10)")
+    axes[2].loglog(out["epsilons"], out["lower"], "--", color=BLACK, label="lower bound (10)")
     axes[2].set(xlabel=r"$\varepsilon$", ylabel="excess risk (up to constants)")
     axes[2].legend(frameon=False)
     return fig
@@ -297,11 +299,11 @@ def plot_bcdp_sweep(table):
               (axes[1], "sensitive", "the sensitive coordinates"))
     for ax, key, title in panels:
         ax.semilogy(xs, table[f"bcdp_{key}"], "-o", color=COLORS[0], label="BCDP, exact")
-        ax.semilogy(xs, table[f"ldp_{key}"], "--o", color=COLORS[7], label="plain LDP, exact")
+        ax.semilogy(xs, table[f"ldp_{key}"], "--o", color=BLACK, label="plain LDP, exact")
         if key == "total":
             ax.semilogy(xs, table["bcdp_total_projected"], ":s", mfc="none", color=COLORS[0],
                         label="BCDP, projected (simulated)")
-            ax.semilogy(xs, table["ldp_total_projected"], ":s", mfc="none", color=COLORS[7],
+            ax.semilogy(xs, table["ldp_total_projected"], ":s", mfc="none", color=BLACK,
                         label="plain LDP, projected (simulated)")
         ax.set_xticks(xs, [f"{q:g}" for q in table.index])
         ax.set(xlabel="correlation q", ylabel="MSE of the mean", title=title)

@@ -231,12 +231,12 @@ def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
 
 #: Small grids for the live comparison (the paper's grids are in ldpviz.paper).
 COMPARISON_GRIDS = {
-    "HistOfTree": {"depth": (1, 2, 3), "t": (1, 2)},
+    "HistOfTree": {"depth": (0, 1, 2, 3), "t": (1, 2)},
     "Hist": {"t": (1, 2)},
     "KRR": {"k": (2, 3), "max_depth": (3,)},
     "ParDT": {"max_depth": (2, 4)},
-    "LabelDT": {"max_depth": (3, 5)},
-    "DT": {"max_depth": (6,)},
+    "LabelDT": {"max_depth": (1, 3, 5), "min_samples_leaf": (100,)},
+    "DT": {"max_depth": (6,), "min_samples_leaf": (100,)},
 }
 
 

@@ -260,3 +260,15 @@ def test_pipeline_and_grid_search_pass_W_through(data):
     search.fit(X, y, W=W)
     assert search.best_params_["depth"] in (1, 3)
     assert search.best_estimator_.partition_.n_features == 5
+
+
+def test_with_one_bin_users_who_hide_only_histogram_axes_also_spend_it_all_on_the_label(data):
+    X, y, _ = data
+    W = np.zeros((len(X), 5), dtype=bool)
+    W[:, 0] = True  # everyone hides x1, a histogram axis
+    W[: len(X) // 2, 3] = True  # half also hide x4, a tree axis
+    model = HistOfTree(epsilon=2.0, s=1, t=1, depth=2, y_bound=M, random_state=0).fit(X, y, W=W)
+    noise = model.y_tilde_ - np.clip(y, -M, M)
+    for rows, eps in ((W[:, 3], 1.0), (~W[:, 3], 2.0)):
+        var, expect = noise[rows].var(), 2 * (2 * M / eps) ** 2
+        assert abs(var - expect) < 0.15 * expect
