@@ -36,11 +36,6 @@ if not Path(CHROMIUM).exists():
                 allow_module_level=True)
 
 
-def pytest_collection_modifyitems(items):
-    for item in items:
-        item.add_marker(pytest.mark.browser)
-
-
 def _free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from _browser import DRAWN_PLOTS, PLOT_SIGNATURE
 
+pytestmark = pytest.mark.browser
+
 TABS = ["Partition", "Surface", "λ* and masks", "Trade-off", "Correlated features (BCDP)"]
 SLUGS = ["partition", "surface", "lambda", "tradeoff", "bcdp"]
 REDRAW_LIMIT_MS = 1000

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from _browser import DRAWN_PLOTS, ROOT
 
+pytestmark = pytest.mark.browser
+
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 RUN_TIMEOUT_MS = 240_000
 
