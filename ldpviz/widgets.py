@@ -148,8 +148,10 @@ def partition_explorer(n=10_000):
                            "line": {"color": "black", "width": 0.5}}),
     ])
     _layout(fig, "Combined partition on a 2-D slice", height=540)
+    # A square plot: a fixed width keeps the colour bar next to it instead of the far edge.
+    fig.update_layout(width=640, autosize=False)
     fig.update_xaxes(range=[0, 1], constrain="domain")
-    fig.update_yaxes(range=[0, 1], scaleanchor="x")
+    fig.update_yaxes(range=[0, 1], scaleanchor="x", constrain="domain")
     readout = W.HTML()
 
     def update():
@@ -346,8 +348,12 @@ def tradeoff_explorer():
     fig.update_yaxes(type="log", title_text="bound (up to constants)", row=1, col=1)
     fig.update_xaxes(title_text="s", dtick=1, row=1, col=2)
     fig.update_yaxes(title_text="exponent of log n/(nε²)", row=1, col=2)
-    fig.update_xaxes(type="log", title_text="ε", row=1, col=3)
-    fig.update_yaxes(type="log", title_text="excess risk (up to constants)", row=1, col=3)
+    eps_ticks = [0.25, 1, 4, 16, 64]  # the slider's range; plotly's own log ticks crowd here
+    fig.update_xaxes(type="log", title_text="ε", tickvals=eps_ticks,
+                     ticktext=[f"{e:g}" for e in eps_ticks], row=1, col=3)
+    risk_ticks = [m * 10.0**k for k in range(-6, 3) for m in (1, 2, 5)]
+    fig.update_yaxes(type="log", title_text="excess risk (up to constants)", tickvals=risk_ticks,
+                     ticktext=[f"{r:g}" for r in risk_ticks], row=1, col=3)
     fig = _layout(go.FigureWidget(fig), "The privacy-utility trade-off of Theorems 4.2 and 4.3")
     readout = W.HTML()
 
@@ -451,7 +457,7 @@ def bcdp_explorer():
     fig.update_xaxes(title_text="coordinate i", row=1, col=1)
     fig.update_yaxes(title_text="privacy budget", row=1, col=1)
     fig.update_xaxes(title_text="coordinate i", row=1, col=2)
-    fig.update_yaxes(title_text="MSE of the mean", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="MSE of the mean", type="log", dtick=1, row=1, col=2)  # decades
     fig = _layout(go.FigureWidget(fig), "Mean estimation with feature-specific guarantees")
     readout = W.HTML()
 
@@ -521,7 +527,7 @@ def dashboard():
     """
     explorers = [("Partition", partition_explorer), ("Surface", surface_explorer),
                  ("λ* and masks", lambda_explorer), ("Trade-off", tradeoff_explorer),
-                 ("Correlated features (BCDP)", bcdp_explorer)]
+                 ("BCDP (correlated)", bcdp_explorer)]
     panes = [W.VBox([W.HTML("<i>Loading the explorer…</i>")]) for _ in explorers]
     tabs = W.Tab(children=panes, titles=[title for title, _ in explorers])
     tabs.explorers = {}
