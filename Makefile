@@ -27,7 +27,7 @@ unit: $(STAMP)  ## unit, statistical and (if /usr/bin/chromium exists) browser t
 	$(BIN)/python -m pytest tests
 
 notebooks: $(STAMP)
-	$(BIN)/python -m pytest --nbval-lax notebooks/
+	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=120 notebooks/
 
 app: $(STAMP)  ## serve the dashboard as an app (Voila) on localhost
 	$(BIN)/voila notebooks/app.ipynb --template=ldpviz --Voila.ip=127.0.0.1

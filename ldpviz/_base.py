@@ -49,10 +49,10 @@ class SemiFeatureEstimator(BaseEstimator):
         elif getattr(self, "s", None) is not None:
             idx = np.arange(check_int(self.s, "s", 0, d))
         else:
+            also = " or s (the first s features are private)" if hasattr(self, "s") else ""
             raise ValueError(
                 f"{type(self).__name__} needs to know what users protect: pass the privacy "
-                "mask W to fit, or set private_features (aligned case) or s (the first s "
-                "features are private)."
+                f"mask W to fit, or set private_features (aligned case){also}."
             )
         W = np.zeros((n, d), dtype=bool)
         W[:, idx] = True

@@ -121,7 +121,7 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
     y_bound : float or None, default=None
         Public label bound M. None reads it off the labels with a PrivacyWarning (a leak).
     private_features : list of int or None, default=None
-        Aligned case: the columns every user protects. Ignored if W is passed to fit.
+        Aligned case: the columns every user protects. Passing W to fit as well is an error.
     min_samples_leaf : int, default=0
         Refuse a tree split leaving a child with fewer users who publish that coordinate
         (0: the full tree of Algorithm 1).
@@ -198,7 +198,11 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         self.cell_values_ = np.clip(values, -M, M) if self.clip else values
 
     def predict(self, X):
-        """Predicted label: the value of the cell containing each point."""
+        """Predicted label: the value of the cell containing each point.
+
+        Points outside the feature box [0, 1]^d get the value of the nearest boundary cell
+        (coordinates are clipped into the box, as a tree's outer leaves extend to infinity).
+        """
         X = self._check_predict_input(X)
         return self.cell_values_[self.partition_.cell_index(X)]
 

@@ -87,7 +87,10 @@ def privatize_labels(y, epsilon, y_bound, rng):
 
 
 def laplace_log_density(output, y, epsilon, y_bound):
-    """Log density of the label release at ``output`` given the true label ``y`` (for checks)."""
+    """Log density of the label release at ``output`` given the true label ``y`` (eq 4).
+
+    For checks: the privacy tests bound the log-likelihood ratio of two labels by epsilon with it.
+    """
     scale = laplace_scale(epsilon, y_bound)
     y = np.clip(y, -y_bound, y_bound)
     return -np.abs(np.asarray(output) - y) / scale - np.log(2 * scale)
@@ -108,7 +111,10 @@ def _rr_constants(epsilon):
 
 
 def rr_probabilities(epsilon):
-    """(keep, flip) probabilities of each bit under :func:`binary_rr` (eq 5 with eps/4 -> eps/2)."""
+    """(keep, flip) probabilities of each bit under :func:`binary_rr` (eq 5 with eps/4 -> eps/2).
+
+    Public constants of the mechanism: no data involved.
+    """
     q, _ = _rr_constants(check_epsilon(epsilon))
     return 1.0 - q, q
 
@@ -135,7 +141,10 @@ def binary_rr(bits, epsilon, rng):
 
 
 def debias_binary_rr(reported, epsilon):
-    """Unbiased estimate ``C (b - q)`` of each indicator from its RR bit (eq 5)."""
+    """Unbiased estimate ``C (b - q)`` of each indicator from its RR bit (eq 5, used in eq 9).
+
+    Post-processing of the released reports: it uses no raw data and costs no privacy.
+    """
     q, C = _rr_constants(check_epsilon(epsilon))
     return C * (np.asarray(reported, dtype=float) - q)
 
@@ -157,7 +166,10 @@ def _grr_constants(epsilon, k):
 
 
 def grr_probabilities(k, epsilon):
-    """(p_true, p_other) of :func:`grr` over k values (eq 16)."""
+    """(p_true, p_other) of :func:`grr` over k values (eq 16).
+
+    Public constants of the mechanism: no data involved.
+    """
     p_true, p_other, _, _ = _grr_constants(check_epsilon(epsilon), k)
     return p_true, p_other
 
@@ -187,7 +199,9 @@ def grr(values, k, epsilon, rng):
 def debias_grr(reported, k, epsilon):
     """Unbiased estimates of the k indicators ``1{x = j}`` from GRR reports, shape (n, k).
 
-    ``epsilon`` may be one budget or an array of per-user budgets.
+    ``(1{report = j} - p_other) / (p_true - p_other)`` (eqs 16-17, used in eq 9); ``epsilon``
+    may be one budget or an array of per-user budgets. Post-processing of the released
+    reports: it uses no raw data and costs no privacy.
     """
     epsilon = _budgets(epsilon)
     reported = np.asarray(reported, dtype=np.int64)
@@ -315,7 +329,8 @@ def grr_is_better(k, epsilon):
 
     Per potential cell not holding the user, GRR's estimate has variance
     ``(e^eps + k - 2) / (e^eps - 1)^2`` (growing with k) and binary RR's
-    ``e^{eps/2} / (e^{eps/2} - 1)^2`` (not depending on k); GRR wins for small V_i.
+    ``e^{eps/2} / (e^{eps/2} - 1)^2`` (not depending on k); GRR wins for small V_i. Depends
+    only on public quantities (k, epsilon), so choosing the mechanism by it costs no privacy.
     """
     epsilon = check_epsilon(epsilon)
     if np.isinf(epsilon):
