@@ -27,14 +27,19 @@ class SemiFeatureEstimator(BaseEstimator):
     def _prepare_fit(self, X, y, W=None, needs_mask=True):
         """Checked (X, y, W, M, rng). ``W`` is None when ``needs_mask`` is False and none given."""
         check_epsilon(self.epsilon)
+        X, y, W = self._check_data(X, y, W, needs_mask)
+        M = resolve_y_bound(self.y_bound, y)
+        self.y_bound_ = M
+        return X, y, W, M, as_generator(self.random_state)
+
+    def _check_data(self, X, y, W=None, needs_mask=True):
+        """Checked (X, y, W) and ``n_features_in_``; no privacy parameter is read."""
         X = check_features(X)
         y = check_target(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         if needs_mask or W is not None:
             W = self._resolve_mask(X.shape, W)
-        M = resolve_y_bound(self.y_bound, y)
-        self.y_bound_ = M
-        return X, y, W, M, as_generator(self.random_state)
+        return X, y, W
 
     def _resolve_mask(self, shape, W):
         """The n x d mask from ``W``, else from ``private_features`` (aligned), else from ``s``."""

@@ -63,14 +63,20 @@ def check_features(X, name="X", box=True):
     return X
 
 
-def check_target(y, n_samples, name="y"):
-    y = np.asarray(y, dtype=float)
+def check_label_shape(y, n_samples, name="y", dtype=None):
+    """``y`` as a 1-D array of ``n_samples`` entries (an (n, 1) column is flattened)."""
+    y = np.asarray(y, dtype=dtype)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}.")
     if y.shape[0] != n_samples:
         raise ValueError(f"{name} has {y.shape[0]} entries but X has {n_samples} rows.")
+    return y
+
+
+def check_target(y, n_samples, name="y"):
+    y = check_label_shape(y, n_samples, name, dtype=float)
     if not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or inf.")
     return y

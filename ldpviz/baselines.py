@@ -38,11 +38,8 @@ from ._rng import as_generator
 from ._validation import (
     check_choice,
     check_epsilon,
-    check_features,
     check_int,
-    check_mask,
     check_rho,
-    check_target,
 )
 from .mechanisms import (
     MECHANISMS,
@@ -649,11 +646,7 @@ class DT(_TreeBaseline):
         W : ignored; checked if given.
         """
         self._check_tree_params()
-        X = check_features(X)
-        y = check_target(y, X.shape[0])
-        if W is not None:
-            check_mask(W, X.shape)
-        self.n_features_in_ = X.shape[1]
+        X, y, _ = self._check_data(X, y, W, needs_mask=False)
         self._fit_tree(X, y, as_generator(self.random_state))
         return self
 

@@ -27,6 +27,7 @@ from ._validation import (
     check_epsilon,
     check_features,
     check_int,
+    check_label_shape,
 )
 from .baselines import _MAX_HIST_CELLS, HIST_NOISE, _grid_sums
 from .estimators import HistOfTreeProtocol
@@ -40,13 +41,7 @@ CLASSIFIER_FALLBACKS = ("leaf", "prior")
 
 def _encode_labels(y, n_samples, classes):
     """(classes_, codes): the public label set and each label's index in it."""
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D, got shape {y.shape}.")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"y has {y.shape[0]} entries but X has {n_samples} rows.")
+    y = check_label_shape(y, n_samples)
     if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf.")
     if y.dtype == object and any(v is None or (isinstance(v, float) and np.isnan(v))
