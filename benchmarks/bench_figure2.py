@@ -1,4 +1,5 @@
-"""The full Figure 2 (four panels, 50 replications, the grids of ldpviz.paper) against 15 minutes.
+"""The full Figure 2 (four panels, 50 replications, the grids of ldpviz.reproduce.paper)
+against 15 minutes.
 
 Target (design.md): under 15 minutes on a 2-core machine. Runs each panel with ``n_jobs=2`` and no
 cache, prints each panel's time, the total and its ratio to the budget, then the panels' mean
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ldpviz import paper
+from ldpviz.reproduce import paper
 
 BUDGET_SECONDS = 15 * 60
 

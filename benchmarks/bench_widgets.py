@@ -8,7 +8,7 @@ drawing time comes on top and is measured by the browser tests.
 import ipywidgets as W
 import numpy as np
 
-from ldpviz import widgets
+from ldpviz.viz import widgets
 
 TARGET_MS = 100.0
 # The comparison explorer (notebook 05) refits 26 models on two samples per new setting, so

@@ -7,8 +7,9 @@ REPS replications (default 10; the paper uses 50: ``python -m ldpviz reproduce f
 import sys
 from pathlib import Path
 
-from ldpviz import paper, plots
 from ldpviz.masks import aligned_mask, concentrated_mask, spread_mask
+from ldpviz.reproduce import paper
+from ldpviz.viz import plots
 
 
 def main(out, reps=10):

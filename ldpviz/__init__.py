@@ -1,11 +1,16 @@
 """ldpviz: semi-feature local differential privacy you can see and touch.
 
-The package computes (mechanisms, partitions, estimators, theory); ``ldpviz.plots`` draws;
-``ldpviz.widgets`` wires sliders. See README.md for the course and the two commands.
+Three layers (docs/architecture.md): the library (mechanisms, masks, partition, estimators,
+baselines, classification, theory, datasets, and ``ldpviz.bcdp``) computes; ``ldpviz.viz``
+shows it (views, static plots, live explorers); ``ldpviz.reproduce`` runs the paper and the
+what-if analysis. See README.md for the course and the two commands.
 """
 
+from . import _legacy
 from ._validation import PrivacyWarning
 from .estimators import AdHistOfTree, HistOfTree
+
+_legacy.install()
 
 __all__ = ["AdHistOfTree", "HistOfTree", "PrivacyWarning", "__version__"]
 __version__ = "0.1.0"

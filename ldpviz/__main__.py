@@ -17,8 +17,8 @@ import time
 import warnings
 from pathlib import Path
 
-from . import paper
 from ._validation import PrivacyWarning
+from .reproduce import paper, whatif
 
 FIGURES = tuple(paper.FIGURES)
 TABLES = tuple(paper.TABLE_EPSILON)
@@ -159,15 +159,15 @@ def _realdata(args):
     if len(bunch.feature_names) < 2:
         raise InputError(f"{args.csv} needs at least 2 feature columns besides the target.")
     private = bunch.ranking[:bunch.s_star]
-    best = paper.whatif(bunch.X, bunch.y, private=private, epsilons=args.epsilon,
+    best = whatif.whatif(bunch.X, bunch.y, private=private, epsilons=args.epsilon,
                         y_range=bunch.y_range, name=str(args.csv), **_run_options(args))
     names = ", ".join(bunch.feature_names[j] for j in private)
     text = (f"{args.csv.name}: target {args.target}, {len(bunch.y)} rows, private: {names}; "
             f"label range {bunch.y_range}; {args.reps} random 70/30 splits.\n"
             "Mean MSE ratio to a non-private decision tree (lower is better; 1 = no cost):\n\n"
-            + _markdown(paper.whatif_summary(best)))
+            + _markdown(whatif.whatif_summary(best)))
     files = paper.write_outputs(args.out, "realdata", {"": best}, text=text,
-                                figure=paper.plot_whatif(best))
+                                figure=whatif.plot_whatif(best))
     return text, files
 
 

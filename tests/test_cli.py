@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldpviz import datasets, paper
+from ldpviz import datasets
 from ldpviz.__main__ import main
+from ldpviz.reproduce import paper
 
 
 def _cli(*args):

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 
-from ldpviz import PrivacyWarning, paper
+from ldpviz import PrivacyWarning
 from ldpviz._rng import as_generator
-from ldpviz.experiments import (
+from ldpviz.reproduce import paper
+from ldpviz.reproduce.experiments import (
     Arm,
     Mask,
     SplitData,
@@ -18,8 +19,8 @@ from ldpviz.experiments import (
     best_over_grid,
     compare,
     run,
-    whatif,
 )
+from ldpviz.reproduce.whatif import whatif
 
 FITS = []  # one entry per fit in this process (the cache test counts them)
 

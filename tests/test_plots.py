@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from ldpviz import plots, views
 from ldpviz.masks import aligned_mask, gamma_mask
+from ldpviz.viz import plots, views
 
 
 def _labelled(fig):

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from ldpviz import HistOfTree, theory, views
+from ldpviz import HistOfTree, theory
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
+from ldpviz.viz import views
 
 
 def _model(n=3000, **kw):

@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ldpviz import widgets
+from ldpviz.viz import widgets
 
 EXPLORERS = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
              widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer,

@@ -1,8 +1,8 @@
 """Live explorers: ipywidgets sliders wired to plotly FigureWidgets.
 
 Each explorer is an :class:`Explorer` (an ipywidgets VBox) whose plots are updated in place by
-``batch_update``; the numbers come from the pure functions of :mod:`ldpviz.views`. Every explorer
-can be called with no arguments. ``explorer.controls`` maps slider names to widgets,
+``batch_update``; the numbers come from the pure functions of :mod:`ldpviz.viz.views`. Every
+explorer can be called with no arguments. ``explorer.controls`` maps slider names to widgets,
 ``explorer.figures`` lists the FigureWidgets and ``explorer.readout`` is the HTML readout, so
 tests and notebooks can drive them without a browser.
 """
@@ -18,7 +18,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from . import bcdp, views
+from .. import bcdp
+from . import views
 
 FONT = {"size": 16}
 # Okabe-Ito: distinguishable under the common colour-vision deficiencies.

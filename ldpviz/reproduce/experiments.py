@@ -40,12 +40,11 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
-from ._validation import check_int
-from .datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
-from .masks import decade_mask, gamma_mask
+from .._validation import check_int
+from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
+from ..masks import decade_mask, gamma_mask
 
-__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run",
-           "whatif"]
+__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run"]
 
 # Bump when a change alters what a cached task would compute.
 CACHE_VERSION = 1
@@ -463,14 +462,3 @@ def _wilcoxon_less(x, y):
         return 1.0
     return float(stats.wilcoxon(diff, alternative="less").pvalue)
 
-
-def whatif(X, y, private=None, epsilons=(1, 2, 4), reps=20, **kwargs):
-    """What would each method cost on *your* data? Table 1's protocol; see ldpviz.paper.whatif.
-
-    Returns the tidy DataFrame of :func:`ldpviz.paper.whatif` (columns ``method, paradigm,
-    epsilon, rep, mse, mse_ratio``, ...): every method of Table 1, aligned and personalized
-    paradigms, best over its grid, MSE ratio to a non-private decision tree.
-    """
-    from .paper import whatif as _whatif  # paper builds on this module
-
-    return _whatif(X, y, private=private, epsilons=epsilons, reps=reps, **kwargs)

@@ -1,6 +1,6 @@
 """Static matplotlib figures for papers, slides and the reproduction commands.
 
-Each function draws what a :mod:`ldpviz.views` function (or an experiment's results table)
+Each function draws what a :mod:`ldpviz.viz.views` function (or an experiment's results table)
 returns and gives back the matplotlib Figure; nothing is shown or printed. Colours are the
 Okabe-Ito palette and viridis, both readable with the common colour-vision deficiencies.
 """
@@ -14,7 +14,8 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator
 
-from . import theory, views
+from .. import theory
+from . import views
 
 # Okabe-Ito, with yellow last: it is hard to see as a line on white.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
@@ -61,7 +62,7 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
     ----------
     results : pandas.DataFrame
         Tidy results, one row per (series, x, replication), e.g. from
-        :mod:`ldpviz.experiments`.
+        :mod:`ldpviz.reproduce.experiments`.
     x, series, y : str
         Column names: the horizontal axis, the legend groups and the metric.
     ax : matplotlib Axes or None

@@ -13,11 +13,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import theory
-from .datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
-from .estimators import HistOfTree
-from .masks import aligned_mask, gamma_mask
-from .mechanisms import (
+from .. import theory
+from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
+from ..estimators import HistOfTree
+from ..masks import aligned_mask, gamma_mask
+from ..mechanisms import (
     grr_probabilities,
     laplace_log_density,
     laplace_scale,
@@ -229,7 +229,7 @@ def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
     }
 
 
-#: Small grids for the live comparison (the paper's grids are in ldpviz.paper).
+#: Small grids for the live comparison (the paper's grids are in ldpviz.reproduce.paper).
 COMPARISON_GRIDS = {
     "HistOfTree": {"depth": (0, 1, 2, 3), "t": (1, 2)},
     "Hist": {"t": (1, 2)},
@@ -243,14 +243,14 @@ COMPARISON_GRIDS = {
 @lru_cache(maxsize=256)  # sliders revisit settings: a revisit is instant
 def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
     """Every method of Figure 2 at one (epsilon, s*): best MSE over a small grid (a live
-    miniature of Figure 2(a); :func:`ldpviz.paper.figure2` runs the real thing).
+    miniature of Figure 2(a); :func:`ldpviz.reproduce.paper.figure2` runs the real thing).
 
     Each method sees the same ``reps`` samples (paired); the grid point with the lowest mean
     MSE against f* is kept. Returns a dict with ``methods``, ``mse`` and ``se`` (arrays in
     that order) and ``best`` (the chosen parameters per method). Results are cached: do not
     modify them.
     """
-    from .baselines import DT, KRR, Hist, LabelDT, ParDT
+    from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 
     classes = {"HistOfTree": HistOfTree, "Hist": Hist, "KRR": KRR, "ParDT": ParDT,
                "LabelDT": LabelDT, "DT": DT}
