@@ -250,3 +250,91 @@ def check_channel(channel, input_shape=None, name="channel"):
     if np.max(np.abs(channel.sum(axis=-1) - 1.0)) > 1e-9:
         raise ValueError(f"{name} rows (last axis) must sum to 1: P(output | input).")
     return channel
+
+
+# ----------------------------------------------------------------------------------------------
+# The formulas of Section 4 (ldpviz.theory): scalars or arrays of sizes, budgets and depths
+# ----------------------------------------------------------------------------------------------
+
+
+def check_s(s, d, name="s"):
+    return check_int(s, name, 0, d)
+
+
+def check_depths(p, name="p", strict=False):
+    """Real depths >= 0 (> 0 if strict); scalars stay scalar-shaped."""
+    try:
+        arr = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.") from None
+    if np.asarray(p).dtype == bool:
+        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {p!r}.")
+    if np.any(arr <= 0) if strict else np.any(arr < 0):
+        raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {p!r}.")
+    return arr
+
+
+def check_holder_alpha(alpha):
+    """Hölder exponent of Assumption 4.1: 0 < alpha <= 1."""
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
+            or not (0 < alpha <= 1)):
+        raise ValueError(f"alpha must be a number in (0, 1] (Assumption 4.1), got {alpha!r}.")
+    return float(alpha)
+
+
+def check_c(c):
+    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (
+        math.isfinite(c) and c > 0
+    ):
+        raise ValueError(f"c must be a positive finite number, got {c!r}.")
+    return float(c)
+
+
+def check_n_array(n, low, name="n"):
+    """Sample sizes as a float array, every entry finite and >= low."""
+    try:
+        arr = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {n!r}.") from None
+    if isinstance(n, bool) or not np.all(np.isfinite(arr)) or np.any(arr < low):
+        raise ValueError(f"{name} must be finite and >= {low}, got {n!r}.")
+    return arr
+
+
+def check_epsilon_array(epsilon, name="epsilon"):
+    """Budgets as a float array in (0, inf]; inf = no privacy."""
+    if np.ndim(epsilon) == 0:
+        return np.asarray(check_epsilon(epsilon, name))
+    try:
+        arr = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be positive numbers, got {epsilon!r}.") from None
+    if np.any(np.isnan(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
+    return arr
+
+
+def check_lam(lam):
+    try:
+        arr = np.asarray(lam, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"lam must be a number in [0, 1], got {lam!r}.") from None
+    if isinstance(lam, bool) or not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(
+        arr > 1
+    ):
+        raise ValueError(f"lam must lie in [0, 1] (lambda* of eq 12), got {lam!r}.")
+    return arr
+
+
+def check_tie_rtol(tie_rtol):
+    if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, numbers.Real) or not (
+        math.isfinite(tie_rtol) and tie_rtol >= 0
+    ):
+        raise ValueError(f"tie_rtol must be a finite number >= 0, got {tie_rtol!r}.")
+    return float(tie_rtol)
+
+
+def check_s_min(s_min, d):
+    return check_int(s_min, "s_min", 0, d - 1)
