@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from .._base import SemiFeatureRegressor
+from .._config import check_budget, get_config
 from .._validation import (
     check_int,
 )
@@ -14,8 +15,12 @@ from .._validation import (
 _CHUNK_ENTRIES = 1 << 22
 
 
-# privatize() materialises per-user arrays; above this, use fit (which works on sums).
-_MAX_MATERIALISED = 50_000_000
+# Bytes per feature entry while a CART baseline fits: the release and scikit-learn's copies.
+_TREE_BYTES = 40
+
+# Bytes per (user, cell) entry of the per-user arrays privatize() materialises: two float
+# messages, their noise and the one-hot indicator (checked against the budget's max_bytes).
+_PRIVATIZE_BYTES = 33
 
 
 def _check_max_depth(max_depth):
@@ -52,6 +57,10 @@ class _TreeBaseline(SemiFeatureRegressor):
         check_int(self.min_samples_leaf, "min_samples_leaf", 1)
 
     def _fit_tree(self, Xf, target, rng):
+        # scikit-learn's tree copies and sorts the features: a few copies of X in all.
+        check_budget(type(self).__name__, "n_samples", len(Xf),
+                     {"max_bytes": _TREE_BYTES * Xf.size},
+                     fits=get_config()["max_bytes"] // (_TREE_BYTES * max(Xf.shape[1], 1)))
         self.tree_ = DecisionTreeRegressor(max_depth=self.max_depth,
                                            min_samples_leaf=self.min_samples_leaf,
                                            random_state=_tree_seed(rng))
