@@ -21,16 +21,17 @@ from ._validation import (
 )
 
 
-def check_X(estimator, X, reset, box=True, name="X"):
+def check_X(estimator, X, reset, box=True, name="X", check=None):
     """Checked features of ``estimator`` (a float array) with scikit-learn's bookkeeping.
 
     ``reset=True`` (fit) records ``n_features_in_`` and, for a DataFrame, ``feature_names_in_``;
     ``reset=False`` (predict) checks them as scikit-learn does: a different number of features
     is an error, reordered or other column names are an error, names at only one of fit and
     predict a warning. Sparse, complex, missing and non-numeric entries are refused by
-    :func:`ldpviz._validation.check_features`, each with the argument named.
+    :func:`ldpviz._validation.check_features` (or ``check(X, name)``), each with the argument
+    named.
     """
-    array = check_features(X, name, box=box)
+    array = check_features(X, name, box=box) if check is None else check(X, name)
     # Names and counts only: the array was checked above, with ldpviz's messages.
     validate_data(estimator, X if hasattr(X, "columns") else array, reset=reset,
                   skip_check_array=True)

@@ -90,6 +90,11 @@ def check_choice(value, name, choices):
 # ----------------------------------------------------------------------------------------------
 # Arrays: features, labels and the privacy mask
 # ----------------------------------------------------------------------------------------------
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages: 2.0, not np.float64(2.0))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _column_names(data):
     """Column labels of a DataFrame-like input, else None."""
     columns = getattr(data, "columns", None)
@@ -173,13 +178,14 @@ def _nonfinite_summary(arr, columns=None):
     return " and ".join(parts) + f", first at {'row ' if arr.ndim == 2 else 'index '}{first[0]}"
 
 
-def check_features(X, name="X", box=True):
-    """A finite 2-D float array; with box=True its entries must lie in the public box [0, 1]."""
+def _check_2d_finite(X, name):
+    """A finite 2-D float array with at least one row and one column."""
     columns = _column_names(X)
     X = as_float_array(X, name)
     if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}; "
-                         "reshape a single feature with X.reshape(-1, 1).")
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}. "
+                         f"Reshape your data: {name}.reshape(-1, 1) for a single feature, "
+                         f"{name}.reshape(1, -1) for a single sample.")
     if X.shape[0] == 0:
         raise ValueError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
                          "required.")
@@ -189,12 +195,19 @@ def check_features(X, name="X", box=True):
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains {_nonfinite_summary(X, columns)}; impute or drop "
                          "those entries explicitly first.")
+    return X
+
+
+def check_features(X, name="X", box=True):
+    """A finite 2-D float array; with box=True its entries must lie in the public box [0, 1]."""
+    X = _check_2d_finite(X, name)
     if box and (X.min() < 0.0 or X.max() > 1.0):
-        outside = int(np.sum((X < 0.0) | (X > 1.0)))
+        low, high = int(np.sum(X < 0.0)), int(np.sum(X > 1.0))
+        parts = ([f"{low} Negative values in data (min {X.min():.3g})"] if low else []) + (
+            [f"{high} values above 1 (max {X.max():.3g})"] if high else [])
         raise ValueError(
-            f"{name} has {outside} values outside the public feature box [0, 1] "
-            f"(min {X.min():.3g}, max {X.max():.3g}); scale with bounds fixed in advance, "
-            "e.g. ldpviz.datasets.scale_to_box."
+            f"{name} has values outside the public feature box [0, 1]: {' and '.join(parts)}; "
+            "scale with bounds fixed in advance, e.g. ldpviz.datasets.scale_to_box."
         )
     return X
 
@@ -261,12 +274,12 @@ def check_mask(W, shape, name="W"):
         return W
     if W.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be numeric 0/1 or boolean, got dtype {W.dtype} "
-                         f"(e.g. {W.flat[0]!r}); strings do not count as protected.")
+                         f"(e.g. {_plain(W.flat[0])!r}); strings do not count as protected.")
     bad = ~((W == 0) | (W == 1))
     if bad.any():
         first = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"{name} must contain only 0 and 1 (1 = protected); {int(bad.sum())} "
-                         f"entries are not, the first at {first}: {W[first]!r}.")
+                         f"entries are not, the first at {first}: {_plain(W[first])!r}.")
     return W.astype(bool)
 
 
@@ -330,11 +343,12 @@ def check_alpha(alpha, name="alpha"):
 
 
 def check_finite_epsilon(epsilon, name="epsilon"):
-    """The overall LDP budget: positive and finite (Theorem 2 spends it in finite steps)."""
+    """The overall LDP budget: positive and finite (Theorem 2 spends it in finite steps), and
+    not so small that double precision loses the l2 mechanism's noise."""
     epsilon = check_epsilon(epsilon, name)
     if not np.isfinite(epsilon):
         raise ValueError(f"{name} must be finite for BCDP mechanisms, got {epsilon!r}.")
-    return epsilon
+    return check_simulable(epsilon, name=name)
 
 
 def check_q(q, name="q"):
@@ -349,11 +363,14 @@ def check_zeta(zeta, q, name="zeta"):
 
 
 def check_deltas(deltas, n_features=None, name="deltas"):
-    """Per-coordinate BCDP demands: 1-D, >= 0 (inf allowed), non-decreasing."""
+    """Per-coordinate BCDP demands: 1-D, >= 0 (inf allowed), non-decreasing. A single number
+    is the same demand for each of ``n_features`` coordinates."""
     try:
         arr = np.asarray(deltas, dtype=float)
     except (TypeError, ValueError):
         arr = None
+    if arr is not None and arr.ndim == 0 and n_features is not None:
+        arr = np.full(n_features, float(arr))
     if arr is None or arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of budgets, got {deltas!r}.")
     if n_features is not None and arr.size != n_features:
@@ -383,15 +400,11 @@ def check_schedule(c, n_features=None, name="c"):
 
 def check_signed_box(X, name="X"):
     """A finite (n, d) array with entries in the paper's box [-1, 1]."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array (n_samples, n_features), "
-                         f"got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or inf.")
+    X = _check_2d_finite(X, name)
     if np.any(np.abs(X) > 1.0):
-        raise ValueError(f"{name} has values outside the box [-1, 1] of the BCDP paper "
-                         f"(min {X.min():.3g}, max {X.max():.3g}); rescale with public bounds.")
+        raise ValueError(f"{name} has {int(np.sum(np.abs(X) > 1.0))} values outside the box "
+                         f"[-1, 1] of the BCDP paper (min {X.min():.3g}, max {X.max():.3g}); "
+                         "rescale with public bounds.")
     return X
 
 

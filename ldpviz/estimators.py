@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import RegressorMixin
 
 from . import theory
-from ._base import SemiFeatureEstimator
+from ._base import SemiFeatureEstimator, SemiFeatureRegressor
 from ._config import check_partition_budget, exceeds_budget, get_config, partition_plan
 from ._validation import check_c, check_choice, check_int, check_rho
 from .masks import protection_ranking
@@ -84,7 +83,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         return np.tile(leaf, reps)
 
 
-class HistOfTree(RegressorMixin, HistOfTreeProtocol):
+class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     """Histogram on the private features times a tree on the public ones, under semi-feature LDP.
 
     The two-round protocol of Section 3 (aligned: eqs 4-6; personalized: eqs 8-9; GRR variant:

@@ -123,7 +123,7 @@ def test_fish_toxicity_parser_on_a_synthetic_original(tmp_path):
 
 
 def test_uci_original_wine_format_with_semicolons_and_a_header(tmp_path):
-    header = ";".join(f'"{c.replace("_", " ")}"' for c in datasets._WINE_FEATURES)
+    header = ";".join(f'"{c.replace("_", " ")}"' for c in datasets._uci._WINE_FEATURES)
     rows = ["7.4;0.7;0;1.9;0.076;11;34;0.9978;3.51;0.56;9.4;5",
             "7.8;0.88;0;2.6;0.098;25;67;0.9968;3.2;0.68;9.8;6",
             "6.0;0.5;0.2;2.0;0.080;15;54;0.9970;3.26;0.65;11.0;7"]
