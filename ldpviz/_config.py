@@ -129,7 +129,8 @@ class PartitionPlan(NamedTuple):
     nodes : tree nodes (2 leaves - 1).
     report_entries : users x cells (binary RR) or users x leaves (GRR) entries the cell
         reports touch, times the label columns, plus the per-chunk passes over all cells.
-    nbytes : working memory of the fit in bytes.
+    nbytes : working memory of the fit in bytes (an upper bound: per-cell arrays, tree nodes,
+        the chunks of the cell reports and the per-user arrays besides the data).
     """
 
     cells: int
@@ -174,7 +175,8 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     entries = n_report * (touched * (1 + m) + depth) + chunks * cells * (1 + m) * n_patterns
     nodes = 2 * leaves - 1
     nbytes = (8 * cells * (5 + 4 * m) + nodes * (_NODE_BYTES + 32 * n_tree_axes)
-              + 8 * (4 + 2 * m) * min(_CHUNK_ENTRIES, n_report * cells * m))
+              + 8 * (4 + 2 * m) * min(_CHUNK_ENTRIES, n_report * cells * m)
+              + max(n_tree, n_report) * (24 + 8 * m + 2 * (s + n_tree_axes)))  # per user
     return PartitionPlan(cells, leaves, nodes, entries, nbytes)
 
 

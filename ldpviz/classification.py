@@ -49,6 +49,9 @@ def _encode_labels(y, n_samples, classes):
     (when ``classes`` is not given) a continuous target, which would make every distinct value
     a class.
     """
+    for labels, name in ((y, "y"), (classes, "classes")):
+        if isinstance(labels, (list, tuple)):  # numpy would turn [1, "a"] into ["1", "a"]
+            _check_one_label_type(np.asarray(labels, dtype=object).ravel(), name)
     y = check_label_shape(y, n_samples)
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf; class labels must be categories.")

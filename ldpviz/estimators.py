@@ -36,8 +36,9 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
     def _check_budget(self, W, s, t, depth, n_outputs=1):
         """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
         (:func:`ldpviz.set_config`); the error names the parameter and a value that fits."""
-        hist = W[:, protection_ranking(W)[:s]]
-        patterns = len(np.unique(hist, axis=0)) if s else 1
+        hist = W[:, protection_ranking(W)[:s]]  # users grouped by the histogram axes they hide
+        patterns = (len(np.unique(hist @ (1 << np.arange(s, dtype=np.int64)))) if 0 < s < 63
+                    else min(len(W), 2**s))
         check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
                                W.shape[1] - s, self.rule, self.min_samples_leaf, n_outputs,
                                self.mechanism, patterns)
@@ -118,7 +119,9 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     t : int, default=2
         Histogram bins per private axis.
     depth : int, default=2
-        Depth p of the public tree.
+        Depth p of the public tree. A full max-edge tree (``min_samples_leaf=0``) has 2^p
+        leaves whatever the data, so p may not exceed ``ceil(log2 n)``; the partition must also
+        fit the resource budget (:func:`ldpviz.get_config`). Both are checked before round 1.
     rule : {"max-edge", "cart"}, default="max-edge"
         Max-edge midpoint rule of Algorithm 1, or CART variance reduction (the paper's "CART").
     mechanism : {"grr", "rr", "auto"}, default="grr"
@@ -229,7 +232,10 @@ class AdHistOfTree(HistOfTree):
     midpoints; CART not at all), and on an aligned mask this selects ``s = s*``, the first
     corner case of Section 4.3. If every feature is protected by
     everyone (s = d, no tree), t minimises the s = d analogue of (15),
-    ``t^{2d} log n / (n eps^2) + c t^{-2}``.
+    ``t^{2d} log n / (n eps^2) + c t^{-2}``. Only partitions with at most ``n`` cells (the side
+    condition ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) that fit the resource
+    budget are candidates, so the selection stays bounded at every epsilon, ``np.inf``
+    included, where (15) alone would keep deepening the tree.
 
     Privacy: exactly that of :class:`HistOfTree`; the selection reads only the public mask W.
 

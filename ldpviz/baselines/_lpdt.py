@@ -58,8 +58,10 @@ class LPDT(SemiFeatureRegressor):
 
     Privacy: eps-LDP for every private row (Theorem 3.1 of 003): the leaf report changes two
     bits, each by a likelihood factor at most ``e^{(1 - rho) eps / 2}``, and the label density
-    by at most ``e^{rho eps}``. Public rows get no protection by design. Partially protected
-    rows are treated as fully private (a stronger guarantee than they asked for).
+    by at most ``e^{rho eps}``. Public rows get no protection by design: ``fit`` says so at
+    run time with a :class:`ldpviz.PrivacyWarning` naming how many rows it reads in the clear,
+    raw labels included. Partially protected rows are treated as fully private (a stronger
+    guarantee than they asked for).
 
     Parameters
     ----------

@@ -109,5 +109,5 @@ def describe_text(column, values, text, decimal=".", source="the file"):
     hint = ""
     if decimal == "." and re.fullmatch(r"[+-]?\d+,\d+", value):
         hint = " (a decimal comma? pass decimal=',')"
-    return (f"column {column!r} holds numbers but {_rows(text)} of {source} "
+    return (f"column {column!r} should hold numbers but {_rows(text)} of {source} "
             f"{'hold' if text.sum() > 1 else 'holds'} text, e.g. {value!r}{hint}")

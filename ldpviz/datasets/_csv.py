@@ -137,8 +137,11 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
                                  f"{values[text].iloc[0]!r}); ldpviz does regression.")
             raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "
                              "the target column.")
+        if decimal == "." and column not in asked and values.str.strip().str.fullmatch(
+                r"[+-]?\d+,\d+").any():
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}.")
         if column in asked or (text.any() and no_number):
-            numbers[column] = None  # categorical: encoded below
+            numbers[column] = None  # plainly text (or asked for): categorical, encoded below
             infinite = np.zeros(len(frame), dtype=bool)
         elif text.any():
             raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "

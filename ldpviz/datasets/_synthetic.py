@@ -64,5 +64,6 @@ def scale_to_box(X, lower, upper, clip=True):
         raise ValueError(f"upper must be larger than lower for every feature; feature {label} "
                          f"has lower {lower[bad]:g} and upper {upper[bad]:g}.")
     # Halves keep (X - lower) / (upper - lower) finite for bounds near the float limits.
-    Z = (X / 2 - lower / 2) / (upper / 2 - lower / 2)
+    with np.errstate(over="ignore", under="ignore"):  # beyond the float range: +-inf, clipped
+        Z = (X / 2 - lower / 2) / (upper / 2 - lower / 2)
     return np.clip(Z, 0.0, 1.0) if clip else Z
