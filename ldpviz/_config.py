@@ -172,7 +172,9 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     m = n_outputs
     touched = leaves if mechanism == "grr" else cells
     chunks = -(-n_report * cells * m // _CHUNK_ENTRIES) if n_report else 0
-    entries = n_report * (touched * (1 + m) + depth) + chunks * cells * (1 + m) * n_patterns
+    # each user also walks the tree: at most min(depth, leaves) levels
+    entries = (n_report * (touched * (1 + m) + min(depth, leaves))
+               + chunks * cells * (1 + m) * n_patterns)
     nodes = 2 * leaves - 1
     nbytes = (8 * cells * (5 + 4 * m) + nodes * (_NODE_BYTES + 32 * n_tree_axes)
               + 8 * (4 + 2 * m) * min(_CHUNK_ENTRIES, n_report * cells * m)

@@ -23,8 +23,12 @@ _TREE_BYTES = 40
 _PRIVATIZE_BYTES = 33
 
 
+#: Largest max_depth, min_samples_leaf and k scikit-learn's tree (C integers) can take.
+_MAX_INT = 2**31 - 1
+
+
 def _check_max_depth(max_depth):
-    return None if max_depth is None else check_int(max_depth, "max_depth", 1)
+    return None if max_depth is None else check_int(max_depth, "max_depth", 1, _MAX_INT)
 
 
 def _laplace_noise(scale, size, rng):
@@ -54,7 +58,7 @@ class _TreeBaseline(SemiFeatureRegressor):
 
     def _check_tree_params(self):
         _check_max_depth(self.max_depth)
-        check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        check_int(self.min_samples_leaf, "min_samples_leaf", 1, _MAX_INT)
 
     def _fit_tree(self, Xf, target, rng):
         # scikit-learn's tree copies and sorts the features: a few copies of X in all.

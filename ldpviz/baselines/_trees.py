@@ -20,7 +20,7 @@ from ..mechanisms import (
     grr,
     privatize_labels,
 )
-from ._common import _laplace_noise, _TreeBaseline
+from ._common import _MAX_INT, _laplace_noise, _TreeBaseline
 
 PARDT_MISSING = ("nan", "drop")
 
@@ -146,7 +146,7 @@ class KRR(_TreeBaseline):
 
     def _check_params(self):
         check_rho(self.rho)
-        check_int(self.k, "k", 2)
+        check_int(self.k, "k", 2, _MAX_INT)
         self._check_tree_params()
 
     def _budget_shares(self, n_features):
