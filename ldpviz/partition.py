@@ -16,15 +16,25 @@ cube is covered exactly; the lower child of a split at ``c`` is ``x < c``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid
+from ._tree_growth import (
+    CART_BINS,
+    TIE,
+    States,
+    Sums,
+    cart_stats,
+    joint_stats,
+    sse_of,
+)
 from ._validation import check_choice, check_int
 
 RULES = ("max-edge", "cart")
-CART_BINS = 256  # candidate split points of the CART rule: the grid k / 256 of the public box
 
 
 def _inside(x, lo, hi):
@@ -49,13 +59,14 @@ class Histogram:
     def bins(self, X):
         """(n, s) bin index of each point along each histogram axis."""
         cols = X[:, list(self.axes)]
-        return np.minimum((cols * self.t).astype(np.int64), self.t - 1)
+        return np.clip((cols * self.t).astype(np.int64), 0, self.t - 1)
 
     def cell_index(self, X):
-        b = self.bins(X)
-        if b.shape[1] == 0:
-            return np.zeros(len(X), dtype=np.int64)
-        return np.ravel_multi_index(tuple(b.T), (self.t,) * len(self.axes))
+        """Histogram cell of each point (row-major over the axes, the last one fastest)."""
+        cell = np.zeros(len(X), dtype=np.int64)
+        for axis in self.axes:
+            cell = cell * self.t + np.clip((X[:, axis] * self.t).astype(np.int64), 0, self.t - 1)
+        return cell
 
     def potential(self, X, W):
         """(n, n_cells) bool: histogram cells consistent with each user's published coordinates."""
@@ -182,8 +193,19 @@ class PublicTree:
     def leaf_nodes(self):
         return np.flatnonzero(self.leaf_id >= 0)
 
+    @cached_property
+    def _grid(self):
+        return TreeGrid.of(self)
+
     def apply(self, X):
         """Leaf number of each point (uses every coordinate: this runs on the user's side)."""
+        grid = self._grid
+        if grid is None:
+            return self._descend(X)
+        return grid.leaf[grid.cell(X)]
+
+    def _descend(self, X):
+        """Leaf of each point by walking down the tree, one level per step."""
         node = np.zeros(len(X), dtype=np.int64)
         rows = np.arange(len(X))
         while True:
@@ -199,8 +221,11 @@ class PublicTree:
     def potential(self, X, W):
         """(n, n_leaves) bool: leaves consistent with each user's published tree coordinates."""
         n, n_leaves = len(X), self.n_leaves
-        T = np.zeros((n, n_leaves), dtype=bool)
         hidden = W[:, self.axes] if len(self.axes) else np.zeros((n, 0), dtype=bool)
+        grid = self._grid
+        if grid is not None and grid.leaf.size * n_leaves <= GRID_POTENTIAL_ENTRIES:
+            return grid.potential(X, hidden)
+        T = np.zeros((n, n_leaves), dtype=bool)
         partial = hidden.any(axis=1)
         full = ~partial
         T[np.flatnonzero(full), self.apply(X[full])] = True  # all published: own leaf only
@@ -232,21 +257,6 @@ class PublicTree:
         })
 
 
-def _node_stats(key, n_keys, weights, y):
-    """Per-key count, per-column sums (n_keys, m) and total sum of squares of y (n, m)."""
-    count = np.bincount(key, weights=weights, minlength=n_keys)
-    total = np.stack([np.bincount(key, weights=weights * col, minlength=n_keys) for col in y.T],
-                     axis=-1)
-    sq = np.bincount(key, weights=weights * (y * y).sum(axis=1), minlength=n_keys)
-    return count, total, sq
-
-
-def _sse(count, total, sq):
-    """Sum of squared deviations from the mean, summed over label columns (0 if empty)."""
-    safe = np.where(count > 0, count, 1)
-    return np.where(count > 0, sq - (total * total).sum(axis=-1) / safe, 0.0)
-
-
 def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     """Grow the public tree of HistOfTree (Algorithm 1, W-aware) level by level.
 
@@ -273,7 +283,13 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     The split score along axis l is the variance reduction of y_tilde per user among the users
     with ``W[i, l] = 0`` (eq 7 with the sample variances weighted by child size, as in CART); in
     the aligned case every axis sees the same users and this is plain variance reduction. Users
-    with ``W[i, l] = 1`` are not passed below a split on l. Ties go to the lowest feature index.
+    with ``W[i, l] = 1`` are not passed below a split on l. Gains within a relative 1e-9 of
+    each other are ties, which go to the lowest feature index.
+
+    A level costs a few passes over the users whatever its number of nodes: each user has a
+    state per axis (max-edge: hidden, lower or upper half; CART: hidden or a bin of 1/256), the
+    sums of every (axis, node, state) come from ``np.bincount`` (max-edge: five axes per pass)
+    and users move down by one table look-up on (node, state of the split axis).
     """
     check_choice(rule, "rule", RULES)
     depth = check_int(depth, "depth", 0)
@@ -285,97 +301,101 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     if k == 0:
         depth = 0
     min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
+    sums = Sums(y2)
+    # Column-major (k, n): one contiguous row per tree axis.
+    public = ~np.asarray(W.T[axes], dtype=bool)
+    states = States(X.T[axes], public, rule)
+    users = np.arange(n)
 
-    feature, threshold, left, right = [-1], [np.nan], [-1], [-1]
-    lo, hi = [np.zeros(k)], [np.ones(k)]
-    node_of = np.zeros(n, dtype=np.int64)  # node of each user still being passed down
-    active = np.ones(n, dtype=bool)
-    frontier = np.array([0])
-    public = ~W[:, axes] if k else np.zeros((n, 0), dtype=bool)
-    Xa = X[:, axes]
+    # Per node, appended level by level; the frontier is always the last block.
+    feature, threshold = [np.array([-1])], [np.array([np.nan])]
+    left, right = [np.array([-1])], [np.array([-1])]
+    lo, hi = [np.zeros((1, k))], [np.ones((1, k))]
+    n_nodes = 1
+    pos = np.zeros(n, dtype=np.int64)  # each user's frontier slot; F (none) once they stop
+    node_of = np.zeros(n, dtype=np.int64)  # the node where each user is, or stopped
+    active = np.ones(n, dtype=bool)  # False once dropped at a split on an axis they hide
+    flo, fhi = lo[0], hi[0]  # boxes of the frontier nodes
 
-    for _ in range(depth):
-        F = len(frontier)
-        pos_of_node = np.full(len(feature), -1)
-        pos_of_node[frontier] = np.arange(F)
-        pos = np.where(active, pos_of_node[node_of], -1)
+    for level in range(depth):
+        F = len(flo)
+        mid = (flo + fhi) / 2
+        state = states.at(level, pos, np.vstack([mid, np.zeros((1, k))]))
+        if rule == "max-edge":
+            halves = joint_stats(sums, pos, F, states)
+            parent = halves.sum(axis=2)
+            child_sse = sse_of(halves).sum(axis=-1)
+            edge = fhi - flo
+            ok = (edge == edge.max(axis=1, keepdims=True)).T & \
+                (halves[..., 0].min(axis=-1) >= min_child)
+            thr = mid.T
+        else:
+            below = np.cumsum(cart_stats(sums, pos, F, state), axis=2)  # x < (bin + 1) / 256
+            parent = below[:, :, -1]
+            above = parent[:, :, None] - below
+            sse = sse_of(below) + sse_of(above)
+            sse[(below[..., 0] < min_child) | (above[..., 0] < min_child)] = np.inf
+            cut = np.argmin(sse, axis=-1)
+            child_sse = np.take_along_axis(sse, cut[..., None], axis=-1)[..., 0]
+            ok = np.isfinite(child_sse)
+            thr = (cut + 1) / CART_BINS
+        pc = parent[..., 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            safe = np.where(pc > 0, pc, 1)
+            gain = np.where(ok & (pc > 0), (sse_of(parent) - child_sse) / safe, 0.0)
+            tol = TIE * (parent[..., -1] / safe).max(axis=0) + 1e-15
+        gain = np.where(ok, gain, -np.inf)
         best_gain = np.full(F, -np.inf)
         best_axis = np.full(F, -1)
-        best_thr = np.full(F, np.nan)
-        flo, fhi = np.array(lo)[frontier], np.array(hi)[frontier]
-        edge = fhi - flo
-        longest = np.isclose(edge, edge.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
-        for a in range(k):
-            avail = (pos >= 0) & public[:, a]
-            w = avail.astype(float)
-            p = np.where(avail, pos, 0)
-            pc, pt, ps = _node_stats(p, F, w, y2)
-            parent_sse = _sse(pc, pt, ps)
-            if rule == "max-edge":
-                mid = (flo[:, a] + fhi[:, a]) / 2
-                side = (Xa[:, a] >= mid[p]).astype(np.int64)
-                c, t_, s_ = (v.reshape(F, 2, *v.shape[1:])
-                             for v in _node_stats(2 * p + side, 2 * F, w, y2))
-                child_sse = _sse(c, t_, s_).sum(axis=1)
-                ok = longest[:, a] & (c.min(axis=1) >= min_child)
-                thr = mid
-            else:
-                b = np.minimum((Xa[:, a] * CART_BINS).astype(np.int64), CART_BINS - 1)
-                c, t_, s_ = (np.cumsum(v.reshape(F, CART_BINS, *v.shape[1:]), axis=1)
-                             for v in _node_stats(p * CART_BINS + b, F * CART_BINS, w, y2))
-                right_c = pc[:, None] - c
-                sse = _sse(c, t_, s_) + _sse(right_c, pt[:, None] - t_, ps[:, None] - s_)
-                sse[(c < min_child) | (right_c < min_child)] = np.inf
-                cut = np.argmin(sse, axis=1)
-                child_sse = sse[np.arange(F), cut]
-                ok = np.isfinite(child_sse)
-                thr = (cut + 1) / CART_BINS
-            with np.errstate(invalid="ignore", divide="ignore"):
-                gain = np.where(pc > 0, (parent_sse - child_sse) / np.where(pc > 0, pc, 1), 0.0)
-            gain = np.where(ok, gain, -np.inf)
-            better = gain > best_gain + 1e-15
-            best_gain = np.where(better, gain, best_gain)
+        for a in range(k):  # in axis order: a later axis must beat the best by more than tol
+            better = gain[a] > best_gain + tol
+            best_gain = np.where(better, gain[a], best_gain)
             best_axis = np.where(better, a, best_axis)
-            best_thr = np.where(better, thr, best_thr)
 
         splits = np.flatnonzero(best_axis >= 0)
         if splits.size == 0:
             break
-        child_of = np.full((F, 2), -1)
-        for f in splits:
-            node, a = frontier[f], best_axis[f]
-            child_of[f] = [len(feature), len(feature) + 1]
-            for side in (0, 1):
-                clo, chi = lo[node].copy(), hi[node].copy()
-                if side == 0:
-                    chi[a] = best_thr[f]
-                else:
-                    clo[a] = best_thr[f]
-                lo.append(clo)
-                hi.append(chi)
-                feature.append(-1)
-                threshold.append(np.nan)
-                left.append(-1)
-                right.append(-1)
-            feature[node], threshold[node] = int(axes[a]), float(best_thr[f])
-            left[node], right[node] = child_of[f]
-        # Pass users down: only those who publish the split coordinate follow the split.
-        moving = (pos >= 0) & (best_axis[np.maximum(pos, 0)] >= 0)
-        idx = np.flatnonzero(moving)
-        a_idx = best_axis[pos[idx]]
-        keeps = public[idx, a_idx]
-        go_right = (Xa[idx, a_idx] >= best_thr[pos[idx]]).astype(np.int64)
-        node_of[idx] = np.where(keeps, child_of[pos[idx], go_right], node_of[idx])
-        active[idx[~keeps]] = False
-        frontier = child_of[splits].ravel()
+        S, a_s = len(splits), best_axis[splits]
+        thr_s = thr[a_s, splits]
+        children = n_nodes + np.arange(2 * S)
+        feature[-1][splits], threshold[-1][splits] = axes[a_s], thr_s
+        left[-1][splits], right[-1][splits] = children[0::2], children[1::2]
+        clo, chi = np.repeat(flo[splits], 2, axis=0), np.repeat(fhi[splits], 2, axis=0)
+        chi[2 * np.arange(S), a_s] = thr_s
+        clo[2 * np.arange(S) + 1, a_s] = thr_s
+        for block, fill in ((feature, -1), (threshold, np.nan), (left, -1), (right, -1)):
+            block.append(np.full(2 * S, fill))
+        lo.append(clo)
+        hi.append(chi)
+        n_nodes += 2 * S
 
-    feature = np.array(feature, dtype=np.int64)
+        # Pass users down by their state on their node's split axis: those who hide it stop
+        # and drop out; the others go to the lower or upper child.
+        # States: max-edge 0 hidden, 1 lower, 2 upper; CART the bin (x >= cut iff bin >= 256
+        # cut), CART_BINS hidden.
+        width = states.width
+        hidden, first_upper = (0, np.full(S, 2)) if rule == "max-edge" else \
+            (CART_BINS, np.rint(thr_s * CART_BINS).astype(np.int64))
+        move = np.full((F + 1, width), 2 * S)  # (slot, state) -> next slot; 2S = none
+        move[splits] = 2 * np.arange(S)[:, None] + (np.arange(width) >= first_upper[:, None])
+        drop = np.zeros((F + 1, width), dtype=bool)
+        drop[splits, hidden] = True
+        move[drop] = 2 * S
+        slot_axis = np.zeros(F + 1, dtype=np.int64)
+        slot_axis[splits] = a_s
+        key = pos * width + state.ravel()[slot_axis[pos] * n + users]
+        pos = move.ravel()[key]
+        active &= ~drop.ravel()[key]
+        node_of = np.where(pos < 2 * S, children[0] + pos, node_of)
+        flo, fhi = clo, chi
+
+    feature = np.concatenate(feature).astype(np.int64)
+    n_leaves = int(np.sum(feature < 0))
     leaf_id = np.full(len(feature), -1)
-    leaf_id[feature < 0] = np.arange(int(np.sum(feature < 0)))
+    leaf_id[feature < 0] = np.arange(n_leaves)
     # Round-1 leaf means: users whose every split coordinate on their path is published.
     at_leaf = active & (feature[node_of] < 0)
     leaf_of_user = leaf_id[node_of[at_leaf]]
-    n_leaves = int(np.sum(feature < 0))
     leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
     leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
                          for col in y2.T], axis=-1)
@@ -386,11 +406,11 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     return PublicTree(
         axes=axes,
         feature=feature,
-        threshold=np.array(threshold, dtype=float),
-        left=np.array(left, dtype=np.int64),
-        right=np.array(right, dtype=np.int64),
-        lo=np.array(lo, dtype=float).reshape(len(feature), k),
-        hi=np.array(hi, dtype=float).reshape(len(feature), k),
+        threshold=np.concatenate(threshold).astype(float),
+        left=np.concatenate(left).astype(np.int64),
+        right=np.concatenate(right).astype(np.int64),
+        lo=np.concatenate(lo).reshape(len(feature), k),
+        hi=np.concatenate(hi).reshape(len(feature), k),
         leaf_id=leaf_id,
         leaf_count=leaf_count,
         leaf_label_mean=leaf_mean,
