@@ -18,6 +18,18 @@ GRID_POTENTIAL_ENTRIES = 1 << 24
 GRID_RESOLUTION = 30
 
 
+def hiding_patterns(hidden):
+    """Users grouped by the set of axes they hide: (code, rows) pairs, code = sum_j 2^j
+    hidden[:, j], in increasing code order; rows is None when every user shares the code."""
+    code = np.zeros(len(hidden), dtype=np.int64)
+    for j in range(hidden.shape[1]):
+        code |= hidden[:, j].astype(np.int64) << j
+    present = np.flatnonzero(np.bincount(code, minlength=1))
+    if len(present) == 1:
+        return [(int(present[0]), None)]
+    return [(int(c), np.flatnonzero(code == c)) for c in present]
+
+
 def dyadic_resolution(cuts):
     """Smallest r <= 30 with every cut a multiple of 2^-r, or None."""
     for r in range(GRID_RESOLUTION + 1):
@@ -90,15 +102,18 @@ class TreeGrid:
         n, k = hidden.shape
         n_leaves = int(self.leaf.max()) + 1
         coordinates = self.coordinates(X)
-        pattern = hidden @ (1 << np.arange(k)) if k else np.zeros(n, dtype=np.int64)
         T = np.empty((n, n_leaves), dtype=bool)
-        for code in np.unique(pattern):
-            rows = np.flatnonzero(pattern == code)
-            shown = [j for j in range(k) if not (code >> j) & 1]
-            cell = np.zeros(len(rows), dtype=np.int64)
-            for j in shown:
-                cell = cell * self.sizes[j] + coordinates[j, rows]
-            T[rows] = self._reachable(int(code), n_leaves)[cell]
+        for code, rows in hiding_patterns(hidden) if n else []:
+            cell = np.zeros(n if rows is None else len(rows), dtype=np.int64)
+            for j in range(k):
+                if not (code >> j) & 1:
+                    cell = cell * self.sizes[j] + (coordinates[j] if rows is None
+                                                   else coordinates[j, rows])
+            reach = self._reachable(code, n_leaves)[cell]
+            if rows is None:
+                T = reach
+            else:
+                T[rows] = reach
         return T
 
     def _reachable(self, code, n_leaves):

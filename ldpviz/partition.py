@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid
+from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid, hiding_patterns
 from ._tree_growth import (
     CART_BINS,
     TIE,
@@ -118,19 +118,18 @@ class Histogram:
         out = np.zeros((t,) * s + (weights.shape[1],))
         if s == 0:
             return weights.sum(axis=0)[None, :]
-        b, hidden = self.bins(X), self._hidden(W)
-        pattern = hidden @ (1 << np.arange(s))
-        for code in np.unique(pattern):
-            rows = np.flatnonzero(pattern == code)
+        b = self.bins(X)
+        for code, rows in hiding_patterns(self._hidden(W)):
             shown = [j for j in range(s) if not (code >> j) & 1]
+            w = weights if rows is None else weights[rows]
             if shown:
-                group = np.ravel_multi_index(tuple(b[rows][:, shown].T), (t,) * len(shown))
-                onehot = sparse.csr_matrix(
-                    (np.ones(len(rows)), (group, np.arange(len(rows)))),
-                    shape=(t ** len(shown), len(rows)))
-                block = onehot @ weights[rows]
+                bins = b if rows is None else b[rows]
+                group = np.ravel_multi_index(tuple(bins[:, shown].T), (t,) * len(shown))
+                onehot = sparse.csr_matrix((np.ones(len(w)), (group, np.arange(len(w)))),
+                                           shape=(t ** len(shown), len(w)))
+                block = onehot @ w
             else:
-                block = weights[rows].sum(axis=0, keepdims=True)
+                block = w.sum(axis=0, keepdims=True)
             shape = [t if j in shown else 1 for j in range(s)]
             out += block.reshape(*shape, -1)
         return out.reshape(self.n_cells, -1)
