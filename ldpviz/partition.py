@@ -16,20 +16,23 @@ cube is covered exactly; the lower child of a split at ``c`` is ``x < c``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
 from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid, hiding_patterns
-from ._tree_growth import (
+from ._tree_growth import (  # noqa: F401 (TreeMemo, reuse_trees: public here)
     CART_BINS,
     TIE,
+    TREE_MEMO,
     States,
     Sums,
+    TreeMemo,
     cart_stats,
     joint_stats,
+    reuse_trees,
     sse_of,
 )
 from ._validation import check_choice, check_int
@@ -293,6 +296,16 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     check_choice(rule, "rule", RULES)
     depth = check_int(depth, "depth", 0)
     min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", 0)
+    memo = TREE_MEMO.get()
+    if memo is not None:
+        return memo.tree(partial(_grow, record=True), X, y_tilde, W, axes, depth, rule,
+                         min_samples_leaf)
+    return _grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf).cut(depth)
+
+
+def _grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, record=False):
+    """The growth of :func:`grow_tree` (inputs checked); with ``record``, the users' nodes
+    after every level are kept so the tree can be cut at any depth."""
     axes = np.asarray(axes, dtype=np.int64)
     n, k = len(X), len(axes)
     y2 = np.asarray(y_tilde, dtype=float)
@@ -301,10 +314,9 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
         depth = 0
     min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
     sums = Sums(y2)
-    # Column-major (k, n): one contiguous row per tree axis.
-    public = ~np.asarray(W.T[axes], dtype=bool)
-    states = States(X.T[axes], public, rule)
-    users = np.arange(n)
+    public = np.asarray(W.T[axes], dtype=bool)  # (k, n): one row per tree axis
+    np.logical_not(public, out=public)
+    states = States(X, axes, public, rule)
 
     # Per node, appended level by level; the frontier is always the last block.
     feature, threshold = [np.array([-1])], [np.array([np.nan])]
@@ -312,9 +324,11 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     lo, hi = [np.zeros((1, k))], [np.ones((1, k))]
     n_nodes = 1
     pos = np.zeros(n, dtype=np.int64)  # each user's frontier slot; F (none) once they stop
-    node_of = np.zeros(n, dtype=np.int64)  # the node where each user is, or stopped
+    node_of = np.zeros(n, dtype=np.int32)  # the node where each user is, or stopped
     active = np.ones(n, dtype=bool)  # False once dropped at a split on an axis they hide
     flo, fhi = lo[0], hi[0]  # boxes of the frontier nodes
+    sizes = [1]  # number of nodes down to each level
+    states_at = [(node_of.copy(), active.copy())] if record else []
 
     for level in range(depth):
         F = len(flo)
@@ -382,38 +396,73 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
         move[drop] = 2 * S
         slot_axis = np.zeros(F + 1, dtype=np.int64)
         slot_axis[splits] = a_s
-        key = pos * width + state.ravel()[slot_axis[pos] * n + users]
+        key = pos * width + states.of_split_axis(slot_axis, pos)
         pos = move.ravel()[key]
         active &= ~drop.ravel()[key]
-        node_of = np.where(pos < 2 * S, children[0] + pos, node_of)
+        np.copyto(node_of, children[0] + pos, casting="same_kind", where=pos < 2 * S)
         flo, fhi = clo, chi
+        sizes.append(n_nodes)
+        if record:
+            states_at.append((node_of.copy(), active.copy()))
 
-    feature = np.concatenate(feature).astype(np.int64)
-    n_leaves = int(np.sum(feature < 0))
-    leaf_id = np.full(len(feature), -1)
-    leaf_id[feature < 0] = np.arange(n_leaves)
-    # Round-1 leaf means: users whose every split coordinate on their path is published.
-    at_leaf = active & (feature[node_of] < 0)
-    leaf_of_user = leaf_id[node_of[at_leaf]]
-    leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
-    leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
-                         for col in y2.T], axis=-1)
-    leaf_mean = np.where(leaf_count[:, None] > 0, leaf_sum / np.maximum(leaf_count, 1)[:, None],
-                         np.nan)
-    if np.ndim(y_tilde) == 1:
-        leaf_mean = leaf_mean[:, 0]
-    return PublicTree(
-        axes=axes,
-        feature=feature,
+    if not record:
+        states_at = [None] * (len(sizes) - 1) + [(node_of, active)]
+    return _Growth(
+        axes=axes, y2=y2, one_column=np.ndim(y_tilde) == 1,
+        feature=np.concatenate(feature).astype(np.int64),
         threshold=np.concatenate(threshold).astype(float),
         left=np.concatenate(left).astype(np.int64),
         right=np.concatenate(right).astype(np.int64),
-        lo=np.concatenate(lo).reshape(len(feature), k),
-        hi=np.concatenate(hi).reshape(len(feature), k),
-        leaf_id=leaf_id,
-        leaf_count=leaf_count,
-        leaf_label_mean=leaf_mean,
-    )
+        lo=np.concatenate(lo).reshape(n_nodes, k), hi=np.concatenate(hi).reshape(n_nodes, k),
+        sizes=sizes, states_at=states_at, complete=k == 0 or len(sizes) - 1 < depth)
+
+
+@dataclass(frozen=True)
+class _Growth:
+    """A grown tree before it is cut to a depth: the nodes and where the users are."""
+
+    axes: np.ndarray
+    y2: np.ndarray
+    one_column: bool
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    sizes: list  # number of nodes down to each level
+    states_at: list  # per level, (node of each user, still passed down) or None
+    complete: bool  # growth stopped before its depth: no node can split further
+
+    def cut(self, depth):
+        """The tree grown to ``depth`` (the nodes of the first ``depth`` levels) as a PublicTree.
+
+        Growth is level by level and each level depends only on the ones above, so this is
+        the tree a growth of that depth gives, byte for byte.
+        """
+        level = min(depth, len(self.sizes) - 1)
+        keep = self.sizes[level]
+        feature, threshold = self.feature[:keep].copy(), self.threshold[:keep].copy()
+        left, right = self.left[:keep].copy(), self.right[:keep].copy()
+        below = left >= keep  # split nodes of the last level kept become leaves
+        feature[below], threshold[below], left[below], right[below] = -1, np.nan, -1, -1
+        node_of, active = self.states_at[level]
+        n_leaves = int(np.sum(feature < 0))
+        leaf_id = np.full(keep, -1)
+        leaf_id[feature < 0] = np.arange(n_leaves)
+        # Round-1 leaf means: users whose every split coordinate on their path is published.
+        at_leaf = active & (feature[node_of] < 0)
+        leaf_of_user = leaf_id[node_of[at_leaf]]
+        leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
+        leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
+                             for col in self.y2.T], axis=-1)
+        leaf_mean = np.where(leaf_count[:, None] > 0,
+                             leaf_sum / np.maximum(leaf_count, 1)[:, None], np.nan)
+        return PublicTree(
+            axes=self.axes, feature=feature, threshold=threshold, left=left, right=right,
+            lo=self.lo[:keep].copy(), hi=self.hi[:keep].copy(), leaf_id=leaf_id,
+            leaf_count=leaf_count,
+            leaf_label_mean=leaf_mean[:, 0] if self.one_column else leaf_mean)
 
 
 # ----------------------------------------------------------------------------------------------

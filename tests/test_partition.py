@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ldpviz.partition import Histogram, build_partition, grow_tree
+from ldpviz.partition import Histogram, build_partition, grow_tree, reuse_trees
 
 
 def _inside(x, lo, hi):
@@ -375,3 +375,27 @@ def test_trees_with_other_thresholds_are_walked_down(rng):
     W = rng.random(X.shape) < 0.5
     T = odd.potential(X, W)
     assert np.array_equal(T[:, 1], W[:, tree.feature[0]] | (X[:, tree.feature[0]] >= 0.3))
+
+
+def _same_tree(a, b):
+    return all(np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True) and
+               getattr(a, f).dtype == getattr(b, f).dtype
+               for f in ("axes", "feature", "threshold", "left", "right", "lo", "hi", "leaf_id",
+                         "leaf_count", "leaf_label_mean"))
+
+
+@pytest.mark.parametrize("rule", ["max-edge", "cart"])
+def test_reused_trees_are_the_trees_grown_at_each_depth(rng, rule):
+    """Inside reuse_trees, a tree cut from a deeper growth equals the tree of that depth."""
+    X, y = _random_case(rng, 1500, 4)
+    W = rng.random(X.shape) < 0.3
+    y2 = y + rng.standard_normal(len(y))
+    requests = [(y, 1, 0), (y, 2, 0), (y, 6, 0), (y, 1, 0), (y, 4, 0), (y2, 3, 0), (y, 6, 0),
+                (y2, 0, 0), (y, 5, 20), (y, 2, 20), (y2, 6, 0)]
+    with reuse_trees() as memo:
+        reused = [grow_tree(X, labels, W, [0, 1, 3], depth, rule, msl)
+                  for labels, depth, msl in requests]
+    assert len(memo._kept) == 5  # y grown at depths 1, 2, 6; y2 once; min_samples_leaf 20 once
+    for tree, (labels, depth, msl) in zip(reused, requests, strict=True):
+        assert _same_tree(tree, grow_tree(X, labels, W, [0, 1, 3], depth, rule, msl))
+        assert tree.depth <= depth
