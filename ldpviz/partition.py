@@ -407,14 +407,14 @@ def _grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, record=False):
 
     if not record:
         states_at = [None] * (len(sizes) - 1) + [(node_of, active)]
-    return _Growth(
-        axes=axes, y2=y2, one_column=np.ndim(y_tilde) == 1,
-        feature=np.concatenate(feature).astype(np.int64),
-        threshold=np.concatenate(threshold).astype(float),
-        left=np.concatenate(left).astype(np.int64),
-        right=np.concatenate(right).astype(np.int64),
-        lo=np.concatenate(lo).reshape(n_nodes, k), hi=np.concatenate(hi).reshape(n_nodes, k),
-        sizes=sizes, states_at=states_at, complete=k == 0 or len(sizes) - 1 < depth)
+    nodes = {"feature": np.concatenate(feature).astype(np.int64),
+             "threshold": np.concatenate(threshold).astype(float),
+             "left": np.concatenate(left).astype(np.int64),
+             "right": np.concatenate(right).astype(np.int64),
+             "lo": np.concatenate(lo).reshape(n_nodes, k),
+             "hi": np.concatenate(hi).reshape(n_nodes, k)}
+    return _Growth(axes=axes, y2=y2, one_column=np.ndim(y_tilde) == 1, nodes=nodes, sizes=sizes,
+                   states_at=states_at, complete=k == 0 or len(sizes) - 1 < depth)
 
 
 @dataclass(frozen=True)
@@ -424,12 +424,7 @@ class _Growth:
     axes: np.ndarray
     y2: np.ndarray
     one_column: bool
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
+    nodes: dict  # feature, threshold, left, right, lo, hi: one entry per node
     sizes: list  # number of nodes down to each level
     states_at: list  # per level, (node of each user, still passed down) or None
     complete: bool  # growth stopped before its depth: no node can split further
@@ -442,10 +437,12 @@ class _Growth:
         """
         level = min(depth, len(self.sizes) - 1)
         keep = self.sizes[level]
-        feature, threshold = self.feature[:keep].copy(), self.threshold[:keep].copy()
-        left, right = self.left[:keep].copy(), self.right[:keep].copy()
-        below = left >= keep  # split nodes of the last level kept become leaves
-        feature[below], threshold[below], left[below], right[below] = -1, np.nan, -1, -1
+        nodes = {name: values[:keep].copy() for name, values in self.nodes.items()}
+        below = nodes["left"] >= keep  # split nodes of the last level kept become leaves
+        for name, leaf_value in (("feature", -1), ("threshold", np.nan), ("left", -1),
+                                 ("right", -1)):
+            nodes[name][below] = leaf_value
+        feature = nodes["feature"]
         node_of, active = self.states_at[level]
         n_leaves = int(np.sum(feature < 0))
         leaf_id = np.full(keep, -1)
@@ -459,9 +456,7 @@ class _Growth:
         leaf_mean = np.where(leaf_count[:, None] > 0,
                              leaf_sum / np.maximum(leaf_count, 1)[:, None], np.nan)
         return PublicTree(
-            axes=self.axes, feature=feature, threshold=threshold, left=left, right=right,
-            lo=self.lo[:keep].copy(), hi=self.hi[:keep].copy(), leaf_id=leaf_id,
-            leaf_count=leaf_count,
+            axes=self.axes, **nodes, leaf_id=leaf_id, leaf_count=leaf_count,
             leaf_label_mean=leaf_mean[:, 0] if self.one_column else leaf_mean)
 
 
