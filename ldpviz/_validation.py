@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -124,3 +125,216 @@ def resolve_y_bound(y_bound, y, name="y_bound"):
     ):
         raise ValueError(f"{name} must be a positive finite number, got {y_bound!r}.")
     return float(y_bound)
+
+
+def check_real(value, name, low=None, high=None, low_open=False, high_open=False, allow_inf=False):
+    """Return value as a float inside the stated interval (finite unless ``allow_inf``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise ValueError(f"{name} must be a real number, got {value!r}.")
+    value = float(value)
+    if not allow_inf and not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value!r}.")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# Bayesian coordinate DP (ldpviz.bcdp): data in the box [-1, 1]^d of the BCDP paper
+# ----------------------------------------------------------------------------------------------
+BCDP_WEIGHTS = ("paper", "inverse_variance")
+
+
+def check_alpha(alpha, name="alpha"):
+    """A budget in [0, inf]: 0 releases nothing, inf is the non-private limit."""
+    return check_real(alpha, name, low=0.0, allow_inf=True)
+
+
+def check_finite_epsilon(epsilon, name="epsilon"):
+    """The overall LDP budget: positive and finite (Theorem 2 spends it in finite steps)."""
+    epsilon = check_epsilon(epsilon, name)
+    if not np.isfinite(epsilon):
+        raise ValueError(f"{name} must be finite for BCDP mechanisms, got {epsilon!r}.")
+    return epsilon
+
+
+def check_q(q, name="q"):
+    return check_real(q, name, low=0.0, high=1.0)
+
+
+def check_zeta(zeta, q, name="zeta"):
+    """zeta in (0, 1]; None is the heuristic ``(1 + q) / 2`` of Appendix B.3."""
+    if zeta is None:
+        return (1.0 + q) / 2.0
+    return check_real(zeta, name, low=0.0, high=1.0, low_open=True)
+
+
+def check_deltas(deltas, n_features=None, name="deltas"):
+    """Per-coordinate BCDP demands: 1-D, >= 0 (inf allowed), non-decreasing."""
+    try:
+        arr = np.asarray(deltas, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of budgets, got {deltas!r}.")
+    if n_features is not None and arr.size != n_features:
+        raise ValueError(f"{name} has {arr.size} entries but the data have {n_features} "
+                         "coordinates; give one delta per coordinate.")
+    if np.any(np.isnan(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must contain numbers >= 0 (np.inf: no coordinate demand).")
+    if np.any(arr[1:] < arr[:-1]):  # not np.diff: inf - inf is nan
+        raise ValueError(f"{name} must be non-decreasing: order the coordinates from the most to "
+                         "the least sensitive (Section 4 of the BCDP paper).")
+    return arr
+
+
+def check_schedule(c, n_features=None, name="c"):
+    """Cumulative budgets c_1 <= ... <= c_d of Mechanism 1, finite and >= 0."""
+    arr = np.asarray(c, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
+    if n_features is not None and arr.size != n_features:
+        raise ValueError(f"{name} has {arr.size} entries but the data have {n_features} "
+                         "coordinates.")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(np.diff(arr) < 0):
+        raise ValueError(f"{name} must be finite, >= 0 and non-decreasing (cumulative budgets "
+                         f"of Mechanism 1), got {arr!r}.")
+    return arr
+
+
+def check_signed_box(X, name="X"):
+    """A finite (n, d) array with entries in the paper's box [-1, 1]."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array (n_samples, n_features), "
+                         f"got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or inf.")
+    if np.any(np.abs(X) > 1.0):
+        raise ValueError(f"{name} has values outside the box [-1, 1] of the BCDP paper "
+                         f"(min {X.min():.3g}, max {X.max():.3g}); rescale with public bounds.")
+    return X
+
+
+def check_weights(weights, name="weights"):
+    if weights not in BCDP_WEIGHTS:
+        raise ValueError(f"{name} must be one of {list(BCDP_WEIGHTS)}, got {weights!r}.")
+    return weights
+
+
+def check_prior(prior, name="prior"):
+    prior = np.asarray(prior, dtype=float)
+    if prior.ndim == 0 or prior.size == 0:
+        raise ValueError(f"{name} must be a joint pmf with one axis per coordinate.")
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1.0) > 1e-9:
+        raise ValueError(f"{name} must be non-negative and sum to 1 (sum {prior.sum():.6g}).")
+    return prior
+
+
+def check_channel(channel, input_shape=None, name="channel"):
+    channel = np.asarray(channel, dtype=float)
+    if channel.ndim < 2:
+        raise ValueError(f"{name} must have shape input_shape + (n_outputs,), got "
+                         f"{channel.shape}.")
+    if input_shape is not None and channel.shape[:-1] != tuple(input_shape):
+        raise ValueError(f"{name} has input shape {channel.shape[:-1]} but the prior has shape "
+                         f"{tuple(input_shape)}; the last axis of {name} indexes outputs.")
+    if not np.all(np.isfinite(channel)) or np.any(channel < 0):
+        raise ValueError(f"{name} must contain probabilities >= 0.")
+    if np.max(np.abs(channel.sum(axis=-1) - 1.0)) > 1e-9:
+        raise ValueError(f"{name} rows (last axis) must sum to 1: P(output | input).")
+    return channel
+
+
+# ----------------------------------------------------------------------------------------------
+# The formulas of Section 4 (ldpviz.theory): scalars or arrays of sizes, budgets and depths
+# ----------------------------------------------------------------------------------------------
+
+
+def check_s(s, d, name="s"):
+    return check_int(s, name, 0, d)
+
+
+def check_depths(p, name="p", strict=False):
+    """Real depths >= 0 (> 0 if strict); scalars stay scalar-shaped."""
+    try:
+        arr = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.") from None
+    if np.asarray(p).dtype == bool:
+        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {p!r}.")
+    if np.any(arr <= 0) if strict else np.any(arr < 0):
+        raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {p!r}.")
+    return arr
+
+
+def check_holder_alpha(alpha):
+    """Hölder exponent of Assumption 4.1: 0 < alpha <= 1."""
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
+            or not (0 < alpha <= 1)):
+        raise ValueError(f"alpha must be a number in (0, 1] (Assumption 4.1), got {alpha!r}.")
+    return float(alpha)
+
+
+def check_c(c):
+    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (
+        math.isfinite(c) and c > 0
+    ):
+        raise ValueError(f"c must be a positive finite number, got {c!r}.")
+    return float(c)
+
+
+def check_n_array(n, low, name="n"):
+    """Sample sizes as a float array, every entry finite and >= low."""
+    try:
+        arr = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {n!r}.") from None
+    if isinstance(n, bool) or not np.all(np.isfinite(arr)) or np.any(arr < low):
+        raise ValueError(f"{name} must be finite and >= {low}, got {n!r}.")
+    return arr
+
+
+def check_epsilon_array(epsilon, name="epsilon"):
+    """Budgets as a float array in (0, inf]; inf = no privacy."""
+    if np.ndim(epsilon) == 0:
+        return np.asarray(check_epsilon(epsilon, name))
+    try:
+        arr = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be positive numbers, got {epsilon!r}.") from None
+    if np.any(np.isnan(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
+    return arr
+
+
+def check_lam(lam):
+    try:
+        arr = np.asarray(lam, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"lam must be a number in [0, 1], got {lam!r}.") from None
+    if isinstance(lam, bool) or not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(
+        arr > 1
+    ):
+        raise ValueError(f"lam must lie in [0, 1] (lambda* of eq 12), got {lam!r}.")
+    return arr
+
+
+def check_tie_rtol(tie_rtol):
+    if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, numbers.Real) or not (
+        math.isfinite(tie_rtol) and tie_rtol >= 0
+    ):
+        raise ValueError(f"tie_rtol must be a finite number >= 0, got {tie_rtol!r}.")
+    return float(tie_rtol)
+
+
+def check_s_min(s_min, d):
+    return check_int(s_min, "s_min", 0, d - 1)

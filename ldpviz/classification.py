@@ -29,7 +29,7 @@ from ._validation import (
     check_int,
     check_label_shape,
 )
-from .baselines import _MAX_HIST_CELLS, HIST_NOISE, _grid_sums
+from .baselines._hist import _MAX_HIST_CELLS, HIST_NOISE, _grid_sums
 from .estimators import HistOfTreeProtocol
 from .mechanisms import debias_grr, grr
 from .partition import Histogram
