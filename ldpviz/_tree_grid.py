@@ -97,24 +97,33 @@ class TreeGrid:
             cell = cell * size + coordinate
         return cell
 
-    def potential(self, X, hidden):
-        """(n, n_leaves) bool: leaves of the grid cells that agree with the published axes."""
+    def groups(self, X, hidden):
+        """Users grouped by (tree axes they hide, grid cell of the ones they publish): the
+        leaves a user may be in depend on nothing else.
+
+        Returns each user's group (n,) and the leaves of each group, a (G, n_leaves) bool
+        table over the G groups that occur.
+        """
         n, k = hidden.shape
         n_leaves = int(self.leaf.max()) + 1
         coordinates = self.coordinates(X)
-        T = np.empty((n, n_leaves), dtype=bool)
+        group = np.empty(n, dtype=np.int64)
+        tables, offset = [np.zeros((0, n_leaves), dtype=bool)], 0
         for code, rows in hiding_patterns(hidden) if n else []:
             cell = np.zeros(n if rows is None else len(rows), dtype=np.int64)
+            n_cells = 1
             for j in range(k):
                 if not (code >> j) & 1:
                     cell = cell * self.sizes[j] + (coordinates[j] if rows is None
                                                    else coordinates[j, rows])
-            reach = self._reachable(code, n_leaves)[cell]
-            if rows is None:
-                T = reach
-            else:
-                T[rows] = reach
-        return T
+                    n_cells *= self.sizes[j]
+            present = np.flatnonzero(np.bincount(cell, minlength=n_cells))
+            number = np.zeros(n_cells, dtype=np.int64)
+            number[present] = offset + np.arange(len(present))
+            group[slice(None) if rows is None else rows] = number[cell]
+            tables.append(self._reachable(code, n_leaves)[present])
+            offset += len(present)
+        return group, np.concatenate(tables)
 
     def _reachable(self, code, n_leaves):
         """Per cell of the published axes' grid: the leaves met when the hidden axes vary."""

@@ -1,15 +1,17 @@
-"""Per-level statistics of the public tree's growth (used by :func:`ldpviz.partition.grow_tree`).
+"""Growth of the public tree, level by level (behind :func:`ldpviz.partition.grow_tree`).
 
-A level of the tree costs a few passes over the users whatever its number of nodes: each user
-has a state per tree axis (max-edge: hidden, lower or upper half of the node; CART: hidden or a
-bin of width 1/256), and the count, label sums and sum of squares of every (axis, node, state)
-come from ``np.bincount`` over a key (node, state).
+A level costs a few passes over the users whatever its number of nodes: each user has a state
+per tree axis (max-edge: hidden, lower or upper half of the node; CART: hidden or a bin of width
+1/256); the count, label sums and sum of squares of every (axis, node, state) come from
+``np.bincount`` over a key (node, state), and users move down by one table look-up on (node,
+state of the split axis). :class:`TreeMemo` and :func:`reuse_trees` keep growths for reuse.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -192,3 +194,163 @@ def reuse_trees(memo=None):
         yield memo
     finally:
         TREE_MEMO.reset(token)
+
+
+def grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, tree_class, record=False):
+    """The growth of :func:`ldpviz.partition.grow_tree` (inputs checked), as a
+    :class:`Growth` whose ``cut(depth)`` is a ``tree_class``; with ``record``, the users'
+    nodes after every level are kept so that it can be cut at any depth."""
+    axes = np.asarray(axes, dtype=np.int64)
+    n, k = len(X), len(axes)
+    y2 = np.asarray(y_tilde, dtype=float)
+    y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
+    if k == 0:
+        depth = 0
+    min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
+    sums = Sums(y2)
+    public = np.asarray(W.T[axes], dtype=bool)  # (k, n): one row per tree axis
+    np.logical_not(public, out=public)
+    states = States(X, axes, public, rule)
+
+    # Per node, appended level by level; the frontier is always the last block.
+    feature, threshold = [np.array([-1])], [np.array([np.nan])]
+    left, right = [np.array([-1])], [np.array([-1])]
+    lo, hi = [np.zeros((1, k))], [np.ones((1, k))]
+    n_nodes = 1
+    pos = np.zeros(n, dtype=np.int64)  # each user's frontier slot; F (none) once they stop
+    node_of = np.zeros(n, dtype=np.int32)  # the node where each user is, or stopped
+    active = np.ones(n, dtype=bool)  # False once dropped at a split on an axis they hide
+    flo, fhi = lo[0], hi[0]  # boxes of the frontier nodes
+    sizes = [1]  # number of nodes down to each level
+    states_at = [(node_of.copy(), active.copy())] if record else []
+
+    for level in range(depth):
+        F = len(flo)
+        mid = (flo + fhi) / 2
+        state = states.at(level, pos, np.vstack([mid, np.zeros((1, k))]))
+        if rule == "max-edge":
+            halves = joint_stats(sums, pos, F, states)
+            parent = halves.sum(axis=2)
+            child_sse = sse_of(halves).sum(axis=-1)
+            edge = fhi - flo
+            ok = (edge == edge.max(axis=1, keepdims=True)).T & \
+                (halves[..., 0].min(axis=-1) >= min_child)
+            thr = mid.T
+        else:
+            below = np.cumsum(cart_stats(sums, pos, F, state), axis=2)  # x < (bin + 1) / 256
+            parent = below[:, :, -1]
+            above = parent[:, :, None] - below
+            sse = sse_of(below) + sse_of(above)
+            sse[(below[..., 0] < min_child) | (above[..., 0] < min_child)] = np.inf
+            cut = np.argmin(sse, axis=-1)
+            child_sse = np.take_along_axis(sse, cut[..., None], axis=-1)[..., 0]
+            ok = np.isfinite(child_sse)
+            thr = (cut + 1) / CART_BINS
+        pc = parent[..., 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            safe = np.where(pc > 0, pc, 1)
+            gain = np.where(ok & (pc > 0), (sse_of(parent) - child_sse) / safe, 0.0)
+            tol = TIE * (parent[..., -1] / safe).max(axis=0) + 1e-15
+        gain = np.where(ok, gain, -np.inf)
+        best_gain = np.full(F, -np.inf)
+        best_axis = np.full(F, -1)
+        for a in range(k):  # in axis order: a later axis must beat the best by more than tol
+            better = gain[a] > best_gain + tol
+            best_gain = np.where(better, gain[a], best_gain)
+            best_axis = np.where(better, a, best_axis)
+
+        splits = np.flatnonzero(best_axis >= 0)
+        if splits.size == 0:
+            break
+        S, a_s = len(splits), best_axis[splits]
+        thr_s = thr[a_s, splits]
+        children = n_nodes + np.arange(2 * S)
+        feature[-1][splits], threshold[-1][splits] = axes[a_s], thr_s
+        left[-1][splits], right[-1][splits] = children[0::2], children[1::2]
+        clo, chi = np.repeat(flo[splits], 2, axis=0), np.repeat(fhi[splits], 2, axis=0)
+        chi[2 * np.arange(S), a_s] = thr_s
+        clo[2 * np.arange(S) + 1, a_s] = thr_s
+        for block, fill in ((feature, -1), (threshold, np.nan), (left, -1), (right, -1)):
+            block.append(np.full(2 * S, fill))
+        lo.append(clo)
+        hi.append(chi)
+        n_nodes += 2 * S
+
+        # Pass users down by their state on their node's split axis: those who hide it stop
+        # and drop out; the others go to the lower or upper child.
+        # States: max-edge 0 hidden, 1 lower, 2 upper; CART the bin (x >= cut iff bin >= 256
+        # cut), CART_BINS hidden.
+        width = states.width
+        hidden, first_upper = (0, np.full(S, 2)) if rule == "max-edge" else \
+            (CART_BINS, np.rint(thr_s * CART_BINS).astype(np.int64))
+        move = np.full((F + 1, width), 2 * S)  # (slot, state) -> next slot; 2S = none
+        move[splits] = 2 * np.arange(S)[:, None] + (np.arange(width) >= first_upper[:, None])
+        drop = np.zeros((F + 1, width), dtype=bool)
+        drop[splits, hidden] = True
+        move[drop] = 2 * S
+        slot_axis = np.zeros(F + 1, dtype=np.int64)
+        slot_axis[splits] = a_s
+        key = pos * width + states.of_split_axis(slot_axis, pos)
+        pos = move.ravel()[key]
+        active &= ~drop.ravel()[key]
+        np.copyto(node_of, children[0] + pos, casting="same_kind", where=pos < 2 * S)
+        flo, fhi = clo, chi
+        sizes.append(n_nodes)
+        if record:
+            states_at.append((node_of.copy(), active.copy()))
+
+    if not record:
+        states_at = [None] * (len(sizes) - 1) + [(node_of, active)]
+    nodes = {"feature": np.concatenate(feature).astype(np.int64),
+             "threshold": np.concatenate(threshold).astype(float),
+             "left": np.concatenate(left).astype(np.int64),
+             "right": np.concatenate(right).astype(np.int64),
+             "lo": np.concatenate(lo).reshape(n_nodes, k),
+             "hi": np.concatenate(hi).reshape(n_nodes, k)}
+    return Growth(tree_class=tree_class, axes=axes, y2=y2, one_column=np.ndim(y_tilde) == 1,
+                  nodes=nodes, sizes=sizes, states_at=states_at,
+                  complete=k == 0 or len(sizes) - 1 < depth)
+
+
+@dataclass(frozen=True)
+class Growth:
+    """A grown tree before it is cut to a depth: the nodes and where the users are."""
+
+    tree_class: type  # ldpviz.partition.PublicTree
+    axes: np.ndarray
+    y2: np.ndarray
+    one_column: bool
+    nodes: dict  # feature, threshold, left, right, lo, hi: one entry per node
+    sizes: list  # number of nodes down to each level
+    states_at: list  # per level, (node of each user, still passed down) or None
+    complete: bool  # growth stopped before its depth: no node can split further
+
+    def cut(self, depth):
+        """The tree grown to ``depth`` (the nodes of the first ``depth`` levels) as a PublicTree.
+
+        Growth is level by level and each level depends only on the ones above, so this is
+        the tree a growth of that depth gives, byte for byte.
+        """
+        level = min(depth, len(self.sizes) - 1)
+        keep = self.sizes[level]
+        nodes = {name: values[:keep].copy() for name, values in self.nodes.items()}
+        below = nodes["left"] >= keep  # split nodes of the last level kept become leaves
+        for name, leaf_value in (("feature", -1), ("threshold", np.nan), ("left", -1),
+                                 ("right", -1)):
+            nodes[name][below] = leaf_value
+        feature = nodes["feature"]
+        node_of, active = self.states_at[level]
+        n_leaves = int(np.sum(feature < 0))
+        leaf_id = np.full(keep, -1)
+        leaf_id[feature < 0] = np.arange(n_leaves)
+        # Round-1 leaf means: users whose every split coordinate on their path is published.
+        at_leaf = active & (feature[node_of] < 0)
+        leaf_of_user = leaf_id[node_of[at_leaf]]
+        leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
+        leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
+                             for col in self.y2.T], axis=-1)
+        leaf_mean = np.where(leaf_count[:, None] > 0,
+                             leaf_sum / np.maximum(leaf_count, 1)[:, None], np.nan)
+        return self.tree_class(
+            axes=self.axes, **nodes, leaf_id=leaf_id, leaf_count=leaf_count,
+            leaf_label_mean=leaf_mean[:, 0] if self.one_column else leaf_mean)

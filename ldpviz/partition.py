@@ -23,18 +23,10 @@ import pandas as pd
 from scipy import sparse
 
 from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid, hiding_patterns
-from ._tree_growth import (  # noqa: F401 (TreeMemo, reuse_trees: public here)
-    CART_BINS,
-    TIE,
-    TREE_MEMO,
-    States,
-    Sums,
-    TreeMemo,
-    cart_stats,
-    joint_stats,
-    reuse_trees,
-    sse_of,
-)
+from ._tree_growth import CART_BINS, TREE_MEMO, TreeMemo, grow, reuse_trees
+
+__all__ = ["CART_BINS", "RULES", "Histogram", "Partition", "PublicTree", "TreeMemo",
+           "build_partition", "grow_tree", "reuse_trees"]
 from ._validation import check_choice, check_int
 
 RULES = ("max-edge", "cart")
@@ -43,6 +35,19 @@ RULES = ("max-edge", "cart")
 def _inside(x, lo, hi):
     """x in [lo, hi), with the face at 1 closed. Broadcasts."""
     return (x >= lo) & ((x < hi) | (hi >= 1.0))
+
+
+def _columns(weights):
+    """Weights as an (n, m) float array (a 1-D array is one column)."""
+    weights = np.asarray(weights, dtype=float)
+    return weights[:, None] if weights.ndim == 1 else weights
+
+
+def _group_sums(group, n_groups, weights):
+    """(n_groups, m) column sums of ``weights`` (n, m) per group."""
+    weights = _columns(weights)
+    return np.stack([np.bincount(group, weights=col, minlength=n_groups)
+                     for col in weights.T], axis=-1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -222,11 +227,22 @@ class PublicTree:
 
     def potential(self, X, W):
         """(n, n_leaves) bool: leaves consistent with each user's published tree coordinates."""
+        group, table = self.potential_groups(X, W)
+        return table[group]
+
+    def potential_groups(self, X, W):
+        """Users grouped by the leaves they may be in: each user's group (n,) and each group's
+        leaves, a (G, n_leaves) bool table (groups that occur only).
+
+        With the tree's grid a group is (tree axes hidden, grid cell of the published ones),
+        found by arithmetic; the methods below work on groups instead of the (n, n_leaves)
+        matrix of :meth:`potential`, as :class:`Histogram`'s do on its product structure.
+        """
         n, n_leaves = len(X), self.n_leaves
         hidden = W[:, self.axes] if len(self.axes) else np.zeros((n, 0), dtype=bool)
         grid = self._grid
         if grid is not None and grid.leaf.size * n_leaves <= GRID_POTENTIAL_ENTRIES:
-            return grid.potential(X, hidden)
+            return grid.groups(X, hidden)
         T = np.zeros((n, n_leaves), dtype=bool)
         partial = hidden.any(axis=1)
         full = ~partial
@@ -237,7 +253,29 @@ class PublicTree:
             ok = _inside(x, self.lo[nodes][None], self.hi[nodes][None])
             ok |= hidden[partial][:, None, :]
             T[partial] = ok.all(axis=2)
-        return T
+        table, group = np.unique(T, axis=0, return_inverse=True)
+        return group.ravel(), table
+
+    def potential_size(self, X, W):
+        """|T_i|: the number of leaves user i may be in."""
+        group, table = self.potential_groups(X, W)
+        return table.sum(axis=1)[group]
+
+    def potential_rank(self, X, W, leaf):
+        """Position of ``leaf[i]`` among user i's potential leaves (it must be one of them)."""
+        group, table = self.potential_groups(X, W)
+        return np.cumsum(table, axis=1)[group, leaf] - 1
+
+    def potential_nth(self, X, W, nth):
+        """The ``nth[i]``-th potential leaf of user i (0-based, in leaf order)."""
+        group, table = self.potential_groups(X, W)
+        return np.argsort(~table, axis=1, kind="stable")[group, nth]
+
+    def potential_sum(self, X, W, weights):
+        """``sum_i 1{leaf in T_i} weights[i]`` for every leaf: shape (n_leaves, m)."""
+        group, table = self.potential_groups(X, W)
+        per_group = _group_sums(group, len(table), weights)
+        return table.T.astype(float) @ per_group
 
     def leaf_boxes(self):
         nodes = self.leaf_nodes
@@ -298,166 +336,9 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", 0)
     memo = TREE_MEMO.get()
     if memo is not None:
-        return memo.tree(partial(_grow, record=True), X, y_tilde, W, axes, depth, rule,
-                         min_samples_leaf)
-    return _grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf).cut(depth)
-
-
-def _grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, record=False):
-    """The growth of :func:`grow_tree` (inputs checked); with ``record``, the users' nodes
-    after every level are kept so the tree can be cut at any depth."""
-    axes = np.asarray(axes, dtype=np.int64)
-    n, k = len(X), len(axes)
-    y2 = np.asarray(y_tilde, dtype=float)
-    y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
-    if k == 0:
-        depth = 0
-    min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
-    sums = Sums(y2)
-    public = np.asarray(W.T[axes], dtype=bool)  # (k, n): one row per tree axis
-    np.logical_not(public, out=public)
-    states = States(X, axes, public, rule)
-
-    # Per node, appended level by level; the frontier is always the last block.
-    feature, threshold = [np.array([-1])], [np.array([np.nan])]
-    left, right = [np.array([-1])], [np.array([-1])]
-    lo, hi = [np.zeros((1, k))], [np.ones((1, k))]
-    n_nodes = 1
-    pos = np.zeros(n, dtype=np.int64)  # each user's frontier slot; F (none) once they stop
-    node_of = np.zeros(n, dtype=np.int32)  # the node where each user is, or stopped
-    active = np.ones(n, dtype=bool)  # False once dropped at a split on an axis they hide
-    flo, fhi = lo[0], hi[0]  # boxes of the frontier nodes
-    sizes = [1]  # number of nodes down to each level
-    states_at = [(node_of.copy(), active.copy())] if record else []
-
-    for level in range(depth):
-        F = len(flo)
-        mid = (flo + fhi) / 2
-        state = states.at(level, pos, np.vstack([mid, np.zeros((1, k))]))
-        if rule == "max-edge":
-            halves = joint_stats(sums, pos, F, states)
-            parent = halves.sum(axis=2)
-            child_sse = sse_of(halves).sum(axis=-1)
-            edge = fhi - flo
-            ok = (edge == edge.max(axis=1, keepdims=True)).T & \
-                (halves[..., 0].min(axis=-1) >= min_child)
-            thr = mid.T
-        else:
-            below = np.cumsum(cart_stats(sums, pos, F, state), axis=2)  # x < (bin + 1) / 256
-            parent = below[:, :, -1]
-            above = parent[:, :, None] - below
-            sse = sse_of(below) + sse_of(above)
-            sse[(below[..., 0] < min_child) | (above[..., 0] < min_child)] = np.inf
-            cut = np.argmin(sse, axis=-1)
-            child_sse = np.take_along_axis(sse, cut[..., None], axis=-1)[..., 0]
-            ok = np.isfinite(child_sse)
-            thr = (cut + 1) / CART_BINS
-        pc = parent[..., 0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            safe = np.where(pc > 0, pc, 1)
-            gain = np.where(ok & (pc > 0), (sse_of(parent) - child_sse) / safe, 0.0)
-            tol = TIE * (parent[..., -1] / safe).max(axis=0) + 1e-15
-        gain = np.where(ok, gain, -np.inf)
-        best_gain = np.full(F, -np.inf)
-        best_axis = np.full(F, -1)
-        for a in range(k):  # in axis order: a later axis must beat the best by more than tol
-            better = gain[a] > best_gain + tol
-            best_gain = np.where(better, gain[a], best_gain)
-            best_axis = np.where(better, a, best_axis)
-
-        splits = np.flatnonzero(best_axis >= 0)
-        if splits.size == 0:
-            break
-        S, a_s = len(splits), best_axis[splits]
-        thr_s = thr[a_s, splits]
-        children = n_nodes + np.arange(2 * S)
-        feature[-1][splits], threshold[-1][splits] = axes[a_s], thr_s
-        left[-1][splits], right[-1][splits] = children[0::2], children[1::2]
-        clo, chi = np.repeat(flo[splits], 2, axis=0), np.repeat(fhi[splits], 2, axis=0)
-        chi[2 * np.arange(S), a_s] = thr_s
-        clo[2 * np.arange(S) + 1, a_s] = thr_s
-        for block, fill in ((feature, -1), (threshold, np.nan), (left, -1), (right, -1)):
-            block.append(np.full(2 * S, fill))
-        lo.append(clo)
-        hi.append(chi)
-        n_nodes += 2 * S
-
-        # Pass users down by their state on their node's split axis: those who hide it stop
-        # and drop out; the others go to the lower or upper child.
-        # States: max-edge 0 hidden, 1 lower, 2 upper; CART the bin (x >= cut iff bin >= 256
-        # cut), CART_BINS hidden.
-        width = states.width
-        hidden, first_upper = (0, np.full(S, 2)) if rule == "max-edge" else \
-            (CART_BINS, np.rint(thr_s * CART_BINS).astype(np.int64))
-        move = np.full((F + 1, width), 2 * S)  # (slot, state) -> next slot; 2S = none
-        move[splits] = 2 * np.arange(S)[:, None] + (np.arange(width) >= first_upper[:, None])
-        drop = np.zeros((F + 1, width), dtype=bool)
-        drop[splits, hidden] = True
-        move[drop] = 2 * S
-        slot_axis = np.zeros(F + 1, dtype=np.int64)
-        slot_axis[splits] = a_s
-        key = pos * width + states.of_split_axis(slot_axis, pos)
-        pos = move.ravel()[key]
-        active &= ~drop.ravel()[key]
-        np.copyto(node_of, children[0] + pos, casting="same_kind", where=pos < 2 * S)
-        flo, fhi = clo, chi
-        sizes.append(n_nodes)
-        if record:
-            states_at.append((node_of.copy(), active.copy()))
-
-    if not record:
-        states_at = [None] * (len(sizes) - 1) + [(node_of, active)]
-    nodes = {"feature": np.concatenate(feature).astype(np.int64),
-             "threshold": np.concatenate(threshold).astype(float),
-             "left": np.concatenate(left).astype(np.int64),
-             "right": np.concatenate(right).astype(np.int64),
-             "lo": np.concatenate(lo).reshape(n_nodes, k),
-             "hi": np.concatenate(hi).reshape(n_nodes, k)}
-    return _Growth(axes=axes, y2=y2, one_column=np.ndim(y_tilde) == 1, nodes=nodes, sizes=sizes,
-                   states_at=states_at, complete=k == 0 or len(sizes) - 1 < depth)
-
-
-@dataclass(frozen=True)
-class _Growth:
-    """A grown tree before it is cut to a depth: the nodes and where the users are."""
-
-    axes: np.ndarray
-    y2: np.ndarray
-    one_column: bool
-    nodes: dict  # feature, threshold, left, right, lo, hi: one entry per node
-    sizes: list  # number of nodes down to each level
-    states_at: list  # per level, (node of each user, still passed down) or None
-    complete: bool  # growth stopped before its depth: no node can split further
-
-    def cut(self, depth):
-        """The tree grown to ``depth`` (the nodes of the first ``depth`` levels) as a PublicTree.
-
-        Growth is level by level and each level depends only on the ones above, so this is
-        the tree a growth of that depth gives, byte for byte.
-        """
-        level = min(depth, len(self.sizes) - 1)
-        keep = self.sizes[level]
-        nodes = {name: values[:keep].copy() for name, values in self.nodes.items()}
-        below = nodes["left"] >= keep  # split nodes of the last level kept become leaves
-        for name, leaf_value in (("feature", -1), ("threshold", np.nan), ("left", -1),
-                                 ("right", -1)):
-            nodes[name][below] = leaf_value
-        feature = nodes["feature"]
-        node_of, active = self.states_at[level]
-        n_leaves = int(np.sum(feature < 0))
-        leaf_id = np.full(keep, -1)
-        leaf_id[feature < 0] = np.arange(n_leaves)
-        # Round-1 leaf means: users whose every split coordinate on their path is published.
-        at_leaf = active & (feature[node_of] < 0)
-        leaf_of_user = leaf_id[node_of[at_leaf]]
-        leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
-        leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
-                             for col in self.y2.T], axis=-1)
-        leaf_mean = np.where(leaf_count[:, None] > 0,
-                             leaf_sum / np.maximum(leaf_count, 1)[:, None], np.nan)
-        return PublicTree(
-            axes=self.axes, **nodes, leaf_id=leaf_id, leaf_count=leaf_count,
-            leaf_label_mean=leaf_mean[:, 0] if self.one_column else leaf_mean)
+        return memo.tree(partial(grow, tree_class=PublicTree, record=True), X, y_tilde, W, axes,
+                         depth, rule, min_samples_leaf)
+    return grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, PublicTree).cut(depth)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -508,6 +389,35 @@ class Partition:
         """V_i as an (n, n_cells) boolean matrix (small n only; see :meth:`potential`)."""
         H, T = self.potential(X, W)
         return (H[:, :, None] & T[:, None, :]).reshape(len(X), -1)
+
+    def potential_sum(self, X, W, weights):
+        """``sum_i 1{j in V_i} weights[i]`` for every cell j: shape (n_cells, m).
+
+        V_i = H_i x T_i (Section 3.3): users are grouped by the histogram axes they hide, their
+        published bins and their tree group (:meth:`PublicTree.potential_groups`); each group's
+        sum goes to its leaves and is broadcast over the hidden histogram axes. Never builds
+        the (n, n_cells) matrix.
+        """
+        hist = self.histogram
+        s, t, n_leaves = len(hist.axes), hist.t, self.n_leaves
+        weights = _columns(weights)
+        group, table = self.tree.potential_groups(X, W)
+        reach = table.astype(float)
+        out = np.zeros((t,) * s + (n_leaves, weights.shape[1]))
+        b = hist.bins(X)
+        for code, rows in hiding_patterns(hist._hidden(W)):
+            shown = [j for j in range(s) if not (code >> j) & 1]
+            key = group if rows is None else group[rows]
+            if shown:
+                bins = b if rows is None else b[rows]
+                key = key + len(table) * np.ravel_multi_index(tuple(bins[:, shown].T),
+                                                              (t,) * len(shown))
+            sums = _group_sums(key, t ** len(shown) * len(table),
+                               weights if rows is None else weights[rows])
+            block = reach.T @ sums.reshape(t ** len(shown), len(table), -1)  # (bins, leaf, m)
+            shape = [t if j in shown else 1 for j in range(s)]
+            out += block.reshape(*shape, n_leaves, -1)
+        return out.reshape(self.n_cells, -1)
 
     def cell_boxes(self):
         """(lo, hi), each (n_cells, d): the box of every cell, in cell-id order."""

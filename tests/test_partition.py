@@ -399,3 +399,28 @@ def test_reused_trees_are_the_trees_grown_at_each_depth(rng, rule):
     for tree, (labels, depth, msl) in zip(reused, requests, strict=True):
         assert _same_tree(tree, grow_tree(X, labels, W, [0, 1, 3], depth, rule, msl))
         assert tree.depth <= depth
+
+
+@pytest.mark.parametrize("rule", ["max-edge", "cart"])
+@pytest.mark.parametrize("grid", [True, False])
+def test_factored_tree_potential_agrees_with_the_explicit_matrix(rng, rule, grid):
+    """Sizes, ranks, n-th leaves and sums over the potential leaves T_i, and the sums over
+    V_i = H_i x T_i, from groups of users, equal those read off the (n, cells) matrices."""
+    X, y = _random_case(rng, 2000, 4)
+    W = rng.random(X.shape) < 0.4
+    part = build_partition(X, y, W, hist_axes=(2,), t=3, depth=5, rule=rule)
+    tree = part.tree
+    if not grid:  # the same tree without its grid: the generic (n, n_leaves) path
+        object.__setattr__(tree, "_grid", None)
+    T = tree.potential(X, W)
+    own = tree.apply(X)
+    cum = np.cumsum(T, axis=1)
+    assert np.array_equal(tree.potential_size(X, W), T.sum(axis=1))
+    assert np.array_equal(tree.potential_rank(X, W, own), cum[np.arange(len(X)), own] - 1)
+    nth = (rng.random(len(X)) * T.sum(axis=1)).astype(int)
+    assert np.array_equal(tree.potential_nth(X, W, nth), np.argmax(cum > nth[:, None], axis=1))
+    weights = rng.standard_normal((len(X), 3))
+    assert np.allclose(tree.potential_sum(X, W, weights), T.T @ weights)
+    V = part.potential_cells(X, W)
+    assert np.allclose(part.potential_sum(X, W, weights), V.T.astype(float) @ weights)
+    assert np.allclose(part.potential_sum(X, W, weights[:, 0]), V.T @ weights[:, :1])
