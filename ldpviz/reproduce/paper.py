@@ -92,9 +92,17 @@ def _hot(rule="max-edge", **params):
 # ----------------------------------------------------------------------------------------------
 # Figure 2
 # ----------------------------------------------------------------------------------------------
+def _shared(flag, names):
+    return names if flag else ()
+
+
 def fig2a_arms(n=10_000, epsilons=FIG2A_EPSILONS, s_stars=(1, 2, 3, 4), hot_grid=FIG2_HOT_GRID,
-               tree_grid=TREE_GRID, hist_grid=HIST_GRID, n_test=2000):
-    """Privacy-utility trade-off: MSE against epsilon for each number of private features."""
+               tree_grid=TREE_GRID, hist_grid=HIST_GRID, n_test=2000, shared_noise=True):
+    """Privacy-utility trade-off: MSE against epsilon for each number of private features.
+
+    ``shared_noise``: one label release per (replication, rho) for HistOfTree's (p, t) grid
+    (module docstring); False gives every grid point its own noise (slower, same law).
+    """
     data, d = SyntheticData(n, n_test), 5
     arms = []
     for eps in epsilons:
@@ -102,7 +110,7 @@ def fig2a_arms(n=10_000, epsilons=FIG2A_EPSILONS, s_stars=(1, 2, 3, 4), hot_grid
             arms.append(Arm("HistOfTree", HistOfTree, data,
                             {"epsilon": eps, "s_star": s, "series": f"HistOfTree s*={s}"},
                             _hot(epsilon=eps, s=s), hot_grid, Mask("aligned", s),
-                            HOT_SHARED))
+                            _shared(shared_noise, HOT_SHARED)))
         arms.append(Arm("LabelDT", LabelDT, data,
                         {"epsilon": eps, "s_star": 0, "series": "label LDP (LabelDT)"},
                         {"epsilon": eps}, tree_grid))
@@ -113,28 +121,33 @@ def fig2a_arms(n=10_000, epsilons=FIG2A_EPSILONS, s_stars=(1, 2, 3, 4), hot_grid
 
 
 def fig2b_arms(ns=FIG2B_NS, epsilon=4, s_stars=(1, 2, 3, 4), hot_grid=FIG2_HOT_GRID,
-               n_test=2000):
-    """Consistency: MSE against n for each number of private features."""
+               n_test=2000, shared_noise=True):
+    """Consistency: MSE against n for each number of private features (``shared_noise``: as
+    in :func:`fig2a_arms`)."""
     return [Arm("HistOfTree", HistOfTree, SyntheticData(n, n_test),
                 {"n": n, "epsilon": epsilon, "s_star": s, "series": f"HistOfTree s*={s}"},
-                _hot(epsilon=epsilon, s=s), hot_grid, Mask("aligned", s), HOT_SHARED)
+                _hot(epsilon=epsilon, s=s), hot_grid, Mask("aligned", s),
+                _shared(shared_noise, HOT_SHARED))
             for n in ns for s in s_stars]
 
 
 def fig2c_arms(n=10_000, epsilon=4, s_star=2, ts=FIG2C_TS, depths=FIG2C_DEPTHS, grid=FIG2_RHO,
-               n_test=2000):
-    """Parameter analysis: MSE against the depth p for each number of bins t."""
+               n_test=2000, shared_noise=True):
+    """Parameter analysis: MSE against the depth p for each number of bins t (``shared_noise``:
+    the (p, t) arms of a replication share one label release per rho, as in
+    :func:`fig2a_arms`)."""
     data = SyntheticData(n, n_test)
     return [Arm("HistOfTree", HistOfTree, data,
                 {"p": p, "series": f"t={t}", "epsilon": epsilon, "s_star": s_star},
                 _hot(epsilon=epsilon, s=s_star, t=t, depth=p), grid,
-                Mask("aligned", s_star), HOT_SHARED)
+                Mask("aligned", s_star), _shared(shared_noise, HOT_SHARED))
             for t in ts for p in depths]
 
 
 def fig2d_arms(n=10_000, epsilon=4, gammas=FIG2D_GAMMAS, ss=(1, 2, 3), hot_grid=FIG2_HOT_GRID,
-               adhot_grid=FIG2_ADHOT_GRID, n_test=2000):
-    """Selection of s: MSE against gamma (W_gamma) for fixed s and for AdHistOfTree."""
+               adhot_grid=FIG2_ADHOT_GRID, n_test=2000, shared_noise=True):
+    """Selection of s: MSE against gamma (W_gamma) for fixed s and for AdHistOfTree
+    (``shared_noise``: as in :func:`fig2a_arms`; AdHistOfTree shares over (c, t_offset))."""
     data = SyntheticData(n, n_test)
     arms = []
     for gamma in gammas:
@@ -143,11 +156,13 @@ def fig2d_arms(n=10_000, epsilon=4, gammas=FIG2D_GAMMAS, ss=(1, 2, 3), hot_grid=
             arms.append(Arm("HistOfTree", HistOfTree, data,
                             {"gamma": gamma, "s": s, "series": f"HistOfTree s={s}",
                              "epsilon": epsilon},
-                            _hot(epsilon=epsilon, s=s), hot_grid, mask, HOT_SHARED))
+                            _hot(epsilon=epsilon, s=s), hot_grid, mask,
+                            _shared(shared_noise, HOT_SHARED)))
         arms.append(Arm("AdHistOfTree", AdHistOfTree, data,
                         {"gamma": gamma, "series": "adaptive (AdHistOfTree)",
                          "epsilon": epsilon},
-                        _hot(epsilon=epsilon), adhot_grid, mask, ADHOT_SHARED))
+                        _hot(epsilon=epsilon), adhot_grid, mask,
+                        _shared(shared_noise, ADHOT_SHARED)))
     return arms
 
 
