@@ -204,6 +204,12 @@ class PublicTree:
     def _grid(self):
         return TreeGrid.of(self)
 
+    def __getstate__(self):
+        """Pickles without the grid (a cache, rebuilt on first use)."""
+        state = dict(self.__dict__)
+        state.pop("_grid", None)
+        return state
+
     def apply(self, X):
         """Leaf number of each point (uses every coordinate: this runs on the user's side)."""
         grid = self._grid

@@ -301,9 +301,11 @@ def _stream(seq, key):
 
 
 def _read_only(array):
-    array = np.asarray(array)
-    array.flags.writeable = False  # shared by every arm of the replication: nobody may edit it
-    return array
+    """A read-only view: the data of a replication are shared by its arms, none may edit them
+    (a view, so the caller's own arrays keep their flags)."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
 
 
 def _run_group(arms, rep, seed):
