@@ -322,9 +322,10 @@ def _run_group(arms, rep, seed):
     for arm in arms:
         W = None
         if arm.mask is not None:
-            if (arm.mask, X.shape) not in masks:
-                masks[arm.mask, X.shape] = _read_only(arm.mask.build(*X.shape))
-            W = masks[arm.mask, X.shape]
+            key = _canonical(vars(arm.mask))  # also for an order given as a list
+            if key not in masks:
+                masks[key] = _read_only(arm.mask.build(*X.shape))
+            W = masks[key]
         if arm.shared_noise:
             with reuse_trees(memo) as memo:
                 out.append(_fit_grid(arm, X, y, X_test, target, W, noise_seq))
