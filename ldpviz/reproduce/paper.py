@@ -41,8 +41,10 @@ ratio is its mean MSE over the splits divided by the mean MSE of the best non-pr
 tree (DT) fitted on the whole training set.
 
 Measured on the 2-core development machine (``n_jobs=2``, 50 replications): the full Figure 2
-with the full rho grid took FIG2_SECONDS (``benchmarks/bench_figure2.py``); Table 1 on the four
-local datasets took 266 s on an idle machine and 802 s while other jobs shared the cores.
+with the full rho grid used 860 CPU-seconds, about 7 minutes on two free cores (1554 s = 26 min
+of wall time while other jobs shared the cores: 620 + 403 + 87 + 446 s for panels a-d;
+``benchmarks/bench_figure2.py``); about 60% of it is HistOfTree's cell reports. Table 1 on the
+four local datasets took 266 s on an idle machine and 802 s while other jobs shared the cores.
 """
 
 from __future__ import annotations
