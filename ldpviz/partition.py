@@ -126,14 +126,10 @@ class Histogram:
         out = np.zeros((t,) * s + (weights.shape[1],))
         if s == 0:
             return weights.sum(axis=0)[None, :]
-        b = self.bins(X)
-        for code, rows in hiding_patterns(self._hidden(W)):
-            shown = [j for j in range(s) if not (code >> j) & 1]
+        for rows, shown, cell in self._published_cells(X, W):
             w = weights if rows is None else weights[rows]
             if shown:
-                bins = b if rows is None else b[rows]
-                group = np.ravel_multi_index(tuple(bins[:, shown].T), (t,) * len(shown))
-                onehot = sparse.csr_matrix((np.ones(len(w)), (group, np.arange(len(w)))),
+                onehot = sparse.csr_matrix((np.ones(len(w)), (cell, np.arange(len(w)))),
                                            shape=(t ** len(shown), len(w)))
                 block = onehot @ w
             else:
@@ -141,6 +137,17 @@ class Histogram:
             shape = [t if j in shown else 1 for j in range(s)]
             out += block.reshape(*shape, -1)
         return out.reshape(self.n_cells, -1)
+
+    def _published_cells(self, X, W):
+        """Users grouped by the histogram axes they hide: per group (rows, or None for all
+        users; the axes shown; each user's cell in the grid of the shown axes)."""
+        b = self.bins(X)
+        for code, rows in hiding_patterns(self._hidden(W)):
+            shown = [j for j in range(len(self.axes)) if not (code >> j) & 1]
+            bins = b if rows is None else b[rows]
+            cell = np.ravel_multi_index(tuple(bins[:, shown].T), (self.t,) * len(shown)) \
+                if shown else np.zeros(len(bins), dtype=np.int64)
+            yield rows, shown, cell
 
     def boxes(self):
         """(lo, hi), each (n_cells, s): the box of each histogram cell on its axes."""
@@ -410,14 +417,8 @@ class Partition:
         group, table = self.tree.potential_groups(X, W)
         reach = table.astype(float)
         out = np.zeros((t,) * s + (n_leaves, weights.shape[1]))
-        b = hist.bins(X)
-        for code, rows in hiding_patterns(hist._hidden(W)):
-            shown = [j for j in range(s) if not (code >> j) & 1]
-            key = group if rows is None else group[rows]
-            if shown:
-                bins = b if rows is None else b[rows]
-                key = key + len(table) * np.ravel_multi_index(tuple(bins[:, shown].T),
-                                                              (t,) * len(shown))
+        for rows, shown, cell in hist._published_cells(X, W):
+            key = (group if rows is None else group[rows]) + len(table) * cell
             sums = _group_sums(key, t ** len(shown) * len(table),
                                weights if rows is None else weights[rows])
             block = reach.T @ sums.reshape(t ** len(shown), len(table), -1)  # (bins, leaf, m)
