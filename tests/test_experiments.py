@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 
 from ldpviz import PrivacyWarning
 from ldpviz._rng import as_generator
-from ldpviz.reproduce import paper
+from ldpviz.reproduce import experiments, paper
 from ldpviz.reproduce.experiments import (
     Arm,
     Mask,
@@ -327,3 +327,61 @@ def test_table1_histoftree_leads_the_aligned_paradigm_on_most_datasets():
     assert best[best["method"] == "DT"].groupby("dataset")["mse_ratio"].mean().sub(1).abs().max() \
         < 1e-12
     assert (best.groupby(["dataset", "paradigm", "method"]).size() == 10).all()
+
+
+# ----------------------------------------------------------------------------------------------
+# Noise shared across grid points (common random numbers) and reused trees
+# ----------------------------------------------------------------------------------------------
+DRAWS = []  # (shift, noise, first draw) of every fit in this process
+
+
+class RecordsNoise(NoisyMean):
+    def fit(self, X, y, W=None):
+        DRAWS.append((self.shift, self.noise, as_generator(self.random_state).standard_normal()))
+        return super().fit(X, y, W)
+
+
+def test_shared_noise_gives_grid_points_one_stream_per_replication():
+    data = SyntheticData(100, n_test=20)
+    grid = {"shift": (0.0, 0.5, 1.0), "noise": (0.1, 0.2)}
+    DRAWS.clear()
+    run([Arm("m", RecordsNoise, data, grid=grid, shared_noise=("shift",))], reps=2, seed=3,
+        n_jobs=1, progress=False)
+    by_noise = {}
+    for _, noise, draw in DRAWS:
+        by_noise.setdefault(noise, set()).add(draw)
+    # the three shifts of a noise level draw alike: one stream per replication
+    assert len(DRAWS) == 12 and all(len(draws) == 2 for draws in by_noise.values())
+    assert by_noise[0.1].isdisjoint(by_noise[0.2])  # the unshared parameter keeps its own
+    # without sharing every grid point has its own stream
+    DRAWS.clear()
+    run([Arm("m", RecordsNoise, data, grid=grid)], reps=2, seed=3, n_jobs=1, progress=False)
+    assert len({draw for *_, draw in DRAWS}) == len(DRAWS) == 12
+    with pytest.raises(ValueError, match="shared_noise"):
+        run([Arm("m", RecordsNoise, data, grid=grid, shared_noise="shift")], progress=False)
+
+
+def test_histoftree_grid_with_reused_trees_equals_separate_fits():
+    """The runner's shared data, masks and reused trees change nothing: each grid point equals
+    a fit of its own with the same noise stream."""
+    from ldpviz import HistOfTree
+
+    data = SyntheticData(1500, n_test=300)
+    grid = {"rho": (0.5, 0.8), "depth": (1, 4, 2), "t": (1, 2)}
+    arms = [Arm("HOT", HistOfTree, data, {}, {"epsilon": 2, "s": s, "rule": rule}, grid,
+                Mask("gamma", gamma=1.0) if s == 1 else Mask("aligned", s), ("depth", "t"))
+            for s, rule in ((1, "max-edge"), (2, "cart"))]
+    got = run(arms, reps=2, seed=11, n_jobs=1, progress=False)
+    for rep in range(2):
+        data_seq, noise_seq = np.random.SeedSequence(11, spawn_key=(rep,)).spawn(2)
+        X, y, X_test, target = data.split(np.random.default_rng(data_seq))
+        for i, arm in enumerate(arms):
+            W = arm.mask.build(*X.shape)
+            for config_id, config in enumerate(arm.configs()):
+                stream = experiments._stream(noise_seq, arm.noise_key(config))
+                model = HistOfTree(**arm.params, **config, y_bound=data.y_bound,
+                                   random_state=stream).fit(X, y, W=W)
+                mse = np.mean((model.predict(X_test) - target) ** 2)
+                row = got[(got["arm"] == i) & (got["config_id"] == config_id)
+                          & (got["rep"] == rep)]
+                assert row["mse"].item() == mse
