@@ -1,5 +1,8 @@
-"""Generated tables for the what-if tests and benchmark: mixed scales, a constant column, a
-duplicated column, and two planted informative columns among noise."""
+"""Generated tables for the what-if tests and benchmark (mixed scales, a constant column, a
+duplicated column, two planted informative columns among noise) and a check that an HTML page
+references nothing outside itself."""
+
+import html.parser
 
 import numpy as np
 import pandas as pd
@@ -31,3 +34,37 @@ def make_table(n, d, seed=0):
     frame = pd.DataFrame(X, columns=names)
     frame[TARGET] = 100 * y + 1000
     return frame, names
+
+
+class _References(html.parser.HTMLParser):
+    """Every URL-valued attribute, every <link>, and the text outside <script>."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls, self.links, self.text, self._script = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self._script = tag == "script"
+        if tag in ("link", "iframe", "object", "embed", "base"):
+            self.links.append(tag)
+        for name, value in attrs:
+            if name in ("src", "href", "data", "action", "poster", "srcset", "background"):
+                self.urls.append(value or "")
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._script = False
+
+    def handle_data(self, data):
+        if not self._script:
+            self.text.append(data)
+
+
+def assert_self_contained(page):
+    refs = _References()
+    refs.feed(page)
+    assert not refs.links
+    assert all(u.startswith(("data:", "#")) or u == "" for u in refs.urls), refs.urls
+    outside = "".join(refs.text)
+    assert "http://" not in outside and "https://" not in outside
+    assert "@import" not in page and "url(http" not in page

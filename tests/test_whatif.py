@@ -1,14 +1,13 @@
 """The what-if analysis: grids that adapt to any table, the answer in numbers and words, the
 per-column costs, the public choices, and a self-contained report."""
 
-import html.parser
 import math
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from _whatif_tables import TARGET, Y_RANGE, make_table
+from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 
 from ldpviz import PrivacyWarning
 from ldpviz.reproduce import grids as G
@@ -182,7 +181,9 @@ def test_labels_range_warnings():
     ({"methods": ["hot"]}, "unknown keys"),
     ({"y_range": (1, 1)}, "lo < hi"), ({"y_range": (-1e300, 1e300)}, "too wide"),
     ({"feature_names": ["a", "a", "b"]}, "distinct names"),
-    ({"max_seconds": 1e-9}, r"reps=1 fits|lower the grids"),
+    ({"max_seconds": 1e-9}, r"a run with 1 split\(s\) takes|fewer epsilons"),
+    ({"test_size": 0.95}, "at least 10 and 3"),
+    ({"grids": {"tree": {"max_depth": (12,)}}}, "reference tree DT"),
 ])
 def test_bad_arguments_are_refused_by_name(kwargs, match):
     rng = np.random.default_rng(0)
@@ -329,40 +330,6 @@ def test_the_histogram_helps_when_the_protected_column_carries_the_signal():
 # ----------------------------------------------------------------------------------------------
 # The report
 # ----------------------------------------------------------------------------------------------
-class _References(html.parser.HTMLParser):
-    """Every URL-valued attribute, every <link>, and the text outside <script>."""
-
-    def __init__(self):
-        super().__init__()
-        self.urls, self.links, self.text, self._script = [], [], [], False
-
-    def handle_starttag(self, tag, attrs):
-        self._script = tag == "script"
-        if tag in ("link", "iframe", "object", "embed", "base"):
-            self.links.append(tag)
-        for name, value in attrs:
-            if name in ("src", "href", "data", "action", "poster", "srcset", "background"):
-                self.urls.append(value or "")
-
-    def handle_endtag(self, tag):
-        if tag == "script":
-            self._script = False
-
-    def handle_data(self, data):
-        if not self._script:
-            self.text.append(data)
-
-
-def assert_self_contained(page):
-    refs = _References()
-    refs.feed(page)
-    assert not refs.links
-    assert all(u.startswith(("data:", "#")) or u == "" for u in refs.urls), refs.urls
-    outside = "".join(refs.text)
-    assert "http://" not in outside and "https://" not in outside
-    assert "@import" not in page and "url(http" not in page
-
-
 def test_report_files_and_a_self_contained_html(tmp_path):
     table, _ = _table(tmp_path, 300, 6)
     result = whatif(table.X, table.y, private=["signal"], personalized=["weak"],

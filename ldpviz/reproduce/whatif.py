@@ -58,6 +58,8 @@ MAX_EPSILON = 1000.0
 #: With more protected columns than this, the cost is not attributed column by column.
 MAX_ATTRIBUTED = 12
 NONE = "(none)"
+#: Fewest training and test rows per split the analysis accepts.
+MIN_TRAIN, MIN_TEST = 10, 3
 
 
 @dataclass(frozen=True)
@@ -431,9 +433,16 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     if unknown:
         raise ValueError(f"methods has unknown keys {unknown}; known: {list(METHODS)}.")
     y, y_range, label_choices = _check_labels(y, n, y_range)
-    data = SplitData(X, y, y_range, float(test_size), name)
     n_train = n - round(test_size * n)
+    if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
+        raise ValueError(f"X has {n} rows: with test_size={test_size:g} that leaves "
+                         f"{n_train} training and {n - n_train} test rows per split; the "
+                         f"analysis needs at least {MIN_TRAIN} and {MIN_TEST}.")
+    data = SplitData(X, y, y_range, float(test_size), name)
     grid = whatif_grids(n_train, d, len(private or []), also is not None, grids)
+    if not grid["tree"].applicable:
+        raise ValueError("the reference tree DT has no grid point that fits: "
+                         + "; ".join(grid["tree"].notes) + " (change grids['tree']).")
     screen = list(range(d)) if private is None else (
         private if 2 <= len(private) <= MAX_ATTRIBUTED else [])
     arms = _build_arms(data, grid, epsilons, private, also, screen, keys, names)
@@ -479,11 +488,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     say(f"plan: {len(epsilons)} epsilon(s) x {reps} splits: {choices['estimate']}")
     if max_seconds is not None and seconds > max_seconds:
         fit = max(1, int(reps * max_seconds / seconds))
-        hint = (f"reps={fit} fits (about {_duration(seconds * fit / reps)})" if fit < reps
-                else "lower the grids or the epsilons")
+        hint = (f"a run with {fit} split(s) takes about {_duration(seconds * fit / reps)}"
+                if fit < reps else "use fewer epsilons or smaller grids")
         raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits), "
-                         f"more than max_seconds={max_seconds:g}: {hint}, or use more jobs "
-                         "or smaller grids.")
+                         f"more than the limit of {_duration(max_seconds)}: {hint}; more "
+                         "jobs or smaller grids also help.")
     start = time.perf_counter()
     results = run(arms, reps=reps, seed=seed, n_jobs=n_jobs, progress=progress,
                   cache_dir=cache_dir)

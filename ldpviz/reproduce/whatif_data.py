@@ -101,7 +101,8 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
     with warnings.catch_warnings():
         # The label range is whatif's to warn about (it records where it came from).
         warnings.filterwarnings("ignore", message=".*y_range.*", category=PrivacyWarning)
-        bunch = load_csv(path, target, **options)
+        with np.errstate(all="ignore"):  # what the scaling made of inf is checked below
+            bunch = load_csv(path, target, **options)
     names = [str(c) for c in bunch.feature_names]
     X = np.asarray(bunch.X, dtype=float)
     low = np.asarray(bunch.feature_min, dtype=float)
