@@ -115,9 +115,11 @@ def _parser():
                                 parser_class=_Parser)
 
     def common(p, reps, default_out):
+        default = (f"default {reps}" if reps else "default 20, or as many as fit in "
+                   "--max-minutes, at least 5")
         p.add_argument("--reps", type=_integer(1, 10_000), default=reps,
-                       help=f"replications / random splits (default {reps}; fewer is faster "
-                            "and noisier)")
+                       help=f"replications / random splits ({default}; fewer is faster and "
+                            "noisier)")
         p.add_argument("--n-jobs", type=_n_jobs, default=1,
                        help="parallel jobs (joblib; -1: all cores; default 1)")
         p.add_argument("--out", type=Path, default=Path(default_out),
@@ -192,7 +194,7 @@ def _parser():
                       + ", ".join(METHODS) + "; DT always runs")
     real.add_argument("--max-minutes", type=_minutes, default=120.0,
                       help="refuse a run estimated to take longer (default 120)")
-    common(real, 20, "ldpviz_results")
+    common(real, None, "ldpviz_results")
     return parser
 
 

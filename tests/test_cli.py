@@ -125,7 +125,7 @@ def test_realdata_answers_with_every_method(tmp_path, capsys):
     assert "1 in 10 users also protects age" in printed
     assert "label range (0, 4), given (public): clips 0.0% of the labels" in printed
     assert "1 column(s) scaled with public bounds" in printed
-    assert "plan: 1 epsilon(s) x 3 splits" in printed and "At ε = 2" in printed
+    assert "plan: 3 splits: " in printed and "At ε = 2" in printed
     page = (out / "realdata.html").read_text()
     assert "--x-range age 18 80" in page and "public_feature_bounds" in page
 

@@ -267,7 +267,10 @@ def _first(j, d):
 # ----------------------------------------------------------------------------------------------
 # The cost of the run, estimated before it starts
 # ----------------------------------------------------------------------------------------------
-PILOT_ROWS = 5000
+PILOT_ROWS = 20_000
+#: Splits run when ``reps`` is None, time permitting, and the fewest it then accepts (at 5
+#: splits a one-sided Wilcoxon test can reach 0.05).
+AUTO_REPS, MIN_AUTO_REPS = 20, 5
 
 
 def _pilot_seconds(arm, X, y, X_test):
@@ -294,23 +297,26 @@ def _pilot_seconds(arm, X, y, X_test):
 
 
 def estimate_seconds(arms, reps, n_jobs):
-    """Estimated wall time of ``run(arms, reps)``: timed pilot fits per method, scaled.
+    """Estimated wall time of ``run(arms, reps)``: timed pilot fits per method, extrapolated.
 
-    Each distinct (method, estimator) is timed at two grid points on one split (at most
-    :data:`PILOT_ROWS` training rows; larger tables scale the time by ``(n / rows)^1.1``).
+    Each distinct (method, sub-grid) is timed at its shallowest and deepest grid points on one
+    split. Tables with more than :data:`PILOT_ROWS` training rows are timed at that many rows
+    and at a quarter of it, and the time is extrapolated to n as ``a + b n`` (a fit has a
+    part that does not grow with n, e.g. a tree's nodes, and a part that does).
     Returns ``(seconds, n_fits, jobs)``.
     """
     data = arms[0].data
     X, y, X_test, _ = data.split(np.random.default_rng(0))
     n_train = len(y)
     rows = min(n_train, PILOT_ROWS)
-    scale = (n_train / rows) ** 1.1
-    X, y = X[:rows], y[:rows]
+    sizes = [rows] if n_train <= PILOT_ROWS else [rows // 4, rows]
     pilot, total, n_fits = {}, 0.0, 0
     for arm in arms:
         key = (arm.method, arm.estimator, repr(arm.grid), arm.mask is None)
         if key not in pilot:
-            pilot[key] = _pilot_seconds(arm, X, y, X_test[:rows]) * scale
+            times = [_pilot_seconds(arm, X[:m], y[:m], X_test[:m]) for m in sizes]
+            slope = (times[-1] - times[0]) / (sizes[-1] - sizes[0]) if len(sizes) > 1 else 0
+            pilot[key] = times[-1] + max(slope, 0.0) * (n_train - sizes[-1])
         n = len(arm.configs()) * reps
         n_fits += n
         total += n * pilot[key]
@@ -325,6 +331,31 @@ def _jobs(n_jobs, n_tasks):
         n_jobs = 1
     n_jobs = cores + 1 + n_jobs if n_jobs < 0 else n_jobs
     return max(1, min(n_jobs, cores, n_tasks))
+
+
+def _plan(arms, reps, n_jobs, max_seconds, say):
+    """The number of splits to run (``reps``, or with None the most up to :data:`AUTO_REPS`
+    that fit in ``max_seconds``, at least :data:`MIN_AUTO_REPS`) and the estimate's text."""
+    wanted = AUTO_REPS if reps is None else reps
+    seconds, n_fits, jobs = estimate_seconds(arms, wanted, n_jobs)
+    text = f"{n_fits:,} fits, about {_duration(seconds)} on {jobs} job(s)"
+    fit = wanted if max_seconds is None or seconds <= max_seconds else \
+        int(wanted * max_seconds / seconds)
+    if reps is None and MIN_AUTO_REPS <= fit < wanted:
+        say(f"plan: {wanted} splits would take {text}; running {fit} splits (about "
+            f"{_duration(seconds * fit / wanted)}) to stay within the time limit of "
+            f"{_duration(max_seconds)} (choose with reps / --reps)")
+        return fit, f"{n_fits * fit // wanted:,} fits, about " \
+            f"{_duration(seconds * fit / wanted)} on {jobs} job(s)"
+    if fit < wanted:
+        hint = (f"a run with {max(fit, 1)} split(s) takes about "
+                f"{_duration(seconds * max(fit, 1) / wanted)}"
+                if fit < wanted and fit >= 1 else "use fewer epsilons or smaller grids")
+        raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits for "
+                         f"{wanted} splits), more than the limit of {_duration(max_seconds)}: "
+                         f"{hint}; more jobs or smaller grids also help.")
+    say(f"plan: {wanted} splits: {text}")
+    return wanted, text
 
 
 def _duration(seconds):
@@ -378,8 +409,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         and so on. None: the aligned paradigm only.
     feature_names : list of str or None
     epsilons : sequence of float in (0, 1000], default=(1, 2, 4)
-    reps : int, default=20
-        Random train/test splits (the paper uses 50).
+    reps : int or None, default=20
+        Random train/test splits (the paper uses 50). None: 20, or as many as fit in
+        ``max_seconds`` (at least 5; the choice is logged and recorded).
     y_range : (lo, hi) or None
         Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Labels
         outside it are clipped by every method; above 1% clipped a UserWarning says so.
@@ -390,7 +422,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     methods : list of str or None
         Keys of :data:`METHODS` to run (default all); DT, the reference, always runs.
     max_seconds : float or None
-        Refuse (ValueError) a run estimated to take longer, naming a ``reps`` that fits.
+        Refuse (ValueError) a run estimated to take longer, naming a number of splits that
+        fits (with ``reps=None``, run fewer splits instead when at least 5 fit).
     name : str
         Names the data in the cache key and the report.
     provenance : dict or None
@@ -422,7 +455,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
             raise ValueError(f"personalized repeats columns of private: "
                              f"{_names(names, sorted(set(also) & set(private)))}.")
     epsilons = _check_epsilons(epsilons)
-    reps = check_int(reps, "reps", 1, 10_000)
+    reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)
     if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) \
             or not 0 < test_size < 1:
@@ -483,16 +516,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     for key, text in choices["grids"].items():
         if key in _GRID_USERS and any(m in keys for m in _GRID_USERS[key]):
             say(f"  {_GRID_NAMES[key]}: {text}")
-    seconds, n_fits, jobs = estimate_seconds(arms, reps, n_jobs)
-    choices["estimate"] = f"{n_fits:,} fits, about {_duration(seconds)} on {jobs} job(s)"
-    say(f"plan: {len(epsilons)} epsilon(s) x {reps} splits: {choices['estimate']}")
-    if max_seconds is not None and seconds > max_seconds:
-        fit = max(1, int(reps * max_seconds / seconds))
-        hint = (f"a run with {fit} split(s) takes about {_duration(seconds * fit / reps)}"
-                if fit < reps else "use fewer epsilons or smaller grids")
-        raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits), "
-                         f"more than the limit of {_duration(max_seconds)}: {hint}; more "
-                         "jobs or smaller grids also help.")
+    reps, choices["estimate"] = _plan(arms, reps, n_jobs, max_seconds, say)
+    choices["splits"] = reps
     start = time.perf_counter()
     results = run(arms, reps=reps, seed=seed, n_jobs=n_jobs, progress=progress,
                   cache_dir=cache_dir)

@@ -37,8 +37,11 @@ def paired_cost(mse, reference):
     error, and the one-sided Wilcoxon p-value that ``mse`` is larger.
     """
     mse, reference = np.asarray(mse, dtype=float), np.asarray(reference, dtype=float)
-    diff = mse - reference
     scale = reference.mean()
+    diff = mse - reference
+    # Two fits that agree up to floating-point rounding (the same tree reached by another
+    # order of operations) differ by nothing: such dust must not look like a signed effect.
+    diff = np.where(np.abs(diff) <= 1e-9 * abs(scale), 0.0, diff)
     se = diff.std(ddof=1) / np.sqrt(len(diff)) / scale if len(diff) > 1 else np.nan
     return float(diff.mean() / scale), float(se), wilcoxon_greater(diff)
 
@@ -139,7 +142,7 @@ def cheapest_first(costs):
 def pct(value, se=None):
     """A relative change as "+18% ± 6%" (the error bar is 2 SE); exactly zero is "0%"."""
     def one(v, sign):
-        if v == 0:
+        if abs(v) < 5e-4:  # what rounds to 0.0% is shown as 0 (floating-point dust included)
             return "0%"
         text = f"{v:.0%}" if abs(v) >= 0.1 else f"{v:.1%}"
         return ("+" if sign and v > 0 else "") + text
@@ -290,7 +293,7 @@ def cost_sentences(costs, ranking):
         return []
     out = []
     for eps, group in costs.groupby("epsilon"):
-        top = group[group["cost"] > 0].sort_values("cost", ascending=False).head(5)
+        top = group[group["cost"] >= 5e-4].sort_values("cost", ascending=False).head(5)
         if top.empty:
             out.append(f"At ε = {eps:g}, protecting any one column alone costs nothing.")
             continue
@@ -301,6 +304,11 @@ def cost_sentences(costs, ranking):
     free = [c for c in (ranking or []) if not costs.loc[costs["column"] == c,
                                                         "significant"].any()]
     costly = [c for c in (ranking or []) if c not in free]
+    if ranking:
+        shown = ranking if len(ranking) <= 20 else [*ranking[:20], "..."]
+        out.append("Recommended ordering, cheapest to protect first (by the mean cost over the "
+                   "epsilons; among columns that cost nothing detectable the order is noise): "
+                   + ", ".join(shown) + ".")
     if free:
         shown = free if len(free) <= 15 else [*free[:15], f"... ({len(free)} in all)"]
         out.append("Protecting any one of these alone costs nothing detectable at any ε: "
