@@ -348,9 +348,10 @@ def _plan(arms, reps, n_jobs, max_seconds, say):
         return fit, f"{n_fits * fit // wanted:,} fits, about " \
             f"{_duration(seconds * fit / wanted)} on {jobs} job(s)"
     if fit < wanted:
-        hint = (f"a run with {max(fit, 1)} split(s) takes about "
-                f"{_duration(seconds * max(fit, 1) / wanted)}"
-                if fit < wanted and fit >= 1 else "use fewer epsilons or smaller grids")
+        one = _duration(seconds / wanted)
+        hint = (f"a run with {fit} split(s) takes about {_duration(seconds * fit / wanted)}"
+                if fit >= 1 else f"even 1 split takes about {one}: use fewer epsilons or "
+                "smaller grids")
         raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits for "
                          f"{wanted} splits), more than the limit of {_duration(max_seconds)}: "
                          f"{hint}; more jobs or smaller grids also help.")
@@ -359,6 +360,8 @@ def _plan(arms, reps, n_jobs, max_seconds, say):
 
 
 def _duration(seconds):
+    if seconds < 1:
+        return f"{seconds:.2g} s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:

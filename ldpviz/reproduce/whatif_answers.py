@@ -97,7 +97,7 @@ def wide_summary(summary):
     rows = summary[summary["method"] != REFERENCE]
     if rows.empty:
         return pd.DataFrame()
-    text = [f"{r:.2f} ± {2 * s:.2f}" + ("*" if sig else "")
+    text = [_times(r, s) + ("*" if sig else "")
             for r, s, sig in zip(rows["ratio"], rows["ratio_se"], rows["significant"],
                                  strict=True)]
     return rows.assign(cell=text).pivot(index=["paradigm", "method"], columns="epsilon",
@@ -151,6 +151,11 @@ def pct(value, se=None):
     if se is not None and np.isfinite(se):
         text += f" ± {one(2 * se, False)}"
     return text
+
+
+def _splits(reps, verb=True):
+    text = "1 split" if reps == 1 else f"{reps} splits"
+    return text + (" is" if reps == 1 else " are") if verb else text
 
 
 def _times(ratio, se):
@@ -248,9 +253,11 @@ def _sentence(row, prot, choices, reps):
                     f"{row['cost_p_value']:.2g})")
             text += f", {row['attribution']}." if row.get("attribution") else "."
         elif 0.5**reps >= ALPHA:
-            text = (f"At ε = {eps:g}{where}, protecting {cols} costs {pct(cost, se)} error "
-                    f"beyond {label}; {reps} splits are too few to test whether that is more "
-                    "than noise.")
+            verdict = f"costs {pct(cost, se)} error" if cost > 0 else \
+                f"costs nothing ({pct(cost, se)} error)"
+            text = (f"At ε = {eps:g}{where}, protecting {cols} {verdict} beyond {label} on "
+                    f"these splits; {_splits(reps)} too few to test whether that is more than "
+                    "noise.")
         else:
             text = (f"At ε = {eps:g}{where}, protecting {cols} costs nothing detectable "
                     f"beyond {label}: {pct(cost, se)}, p = {row['cost_p_value']:.2g}.")
@@ -282,7 +289,7 @@ def _sentence(row, prot, choices, reps):
                        f"t = {row['hot_t']}, {pct(-row['hot_gain'], row['hot_gain_se'])} "
                        f"error against its best t = 1 point (p = {row['hot_gain_p']:.2g}).")
     if 0.5**reps >= ALPHA:
-        out.append(f"(With {reps} splits no difference can be significant at {ALPHA}: use "
+        out.append(f"(With {_splits(reps, False)} no difference can be significant at {ALPHA}: use "
                    "at least 5, better 20.)")
     return " ".join(out)
 

@@ -163,7 +163,7 @@ def plotly_costs(result, top=30):
 # Text
 # ----------------------------------------------------------------------------------------------
 def _costs_table(costs):
-    wide = costs.assign(cell=[pct(c, s) + ("*" if sig else "")
+    wide = costs.assign(cell=[pct(c, s if np.isfinite(s) else None) + ("*" if sig else "")
                               for c, s, sig in zip(costs["cost"], costs["se"],
                                                    costs["significant"], strict=True)])
     return wide.pivot(index="column", columns="epsilon", values="cell")
