@@ -313,6 +313,15 @@ def test_per_column_costs_rank_an_informative_column_above_a_noise_column():
     assert "costs nothing detectable at any ε: noise_a" in text
 
 
+def test_costs_say_when_the_tree_learns_nothing_from_any_column():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((120, 3)), rng.normal(0, 1, 120)  # the label ignores every column
+    result = whatif(X, y, y_range=(-3, 3), epsilons=(1,), reps=6,
+                    grids={"tree": {"max_depth": (2, 4), "min_samples_leaf": (5, 100)}})
+    assert result.costs["constant_fit"].all() and (result.costs["cost"] == 0).all()
+    assert "does best as a constant even when it sees every column" in result.sentences[0]
+
+
 def test_the_answer_attributes_the_cost_to_the_informative_column():
     X, y, names = _planted()
     grids = {**TINY, "tree": {"max_depth": (2, 4), "min_samples_leaf": (10,)},

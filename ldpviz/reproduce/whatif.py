@@ -529,7 +529,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     best = _expand(_best(results), paradigms)
     main = best[best["role"] != "screen"]
     summary = answers.summarize(main)
-    costs = answers.column_costs(best, names) if screen else None
+    costs = answers.column_costs(best, names, n_train) if screen else None
     ranking = answers.cheapest_first(costs) if private is None else None
     table = answers.answer_table(summary, main, results, costs, choices) if private else \
         pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])

@@ -104,23 +104,29 @@ def wide_summary(summary):
                                         values="cell")
 
 
-def column_costs(best, names):
+def column_costs(best, names, n_train):
     """Per (column, epsilon): the cost of protecting that column alone (screen rows).
 
     ParDT with only that column protected against ParDT seeing every column, on the same
     privatised labels; ``cost`` is the relative increase in MSE, ``rank`` 1 the costliest.
+    ``constant_fit`` marks the epsilons at which the tree seeing every column did best as a
+    constant (a minimum leaf of at least half the ``n_train`` training rows): there no column
+    can cost anything, because the tree learns nothing from any of them.
     """
     screen = best[best["role"] == "screen"]
     ref_mse = best.loc[best["method"] == REFERENCE, "mse"].mean()
     rows = []
     for eps, group in screen.groupby("epsilon"):
-        none = _per_split(group[group["column"] == NONE])
+        reference = group[group["column"] == NONE]
+        none = _per_split(reference)
+        constant = bool(reference["min_samples_leaf"].iloc[0] >= n_train / 2)
         for column in [c for c in names if c in set(group["column"])]:
             mse = _per_split(group[group["column"] == column])
             cost, se, p = paired_cost(mse, none)
             rows.append({"column": column, "epsilon": eps, "cost": cost, "se": se,
                          "p_value": p, "significant": p < ALPHA,
-                         "ratio": mse.mean() / ref_mse, "ratio_public": none.mean() / ref_mse})
+                         "ratio": mse.mean() / ref_mse, "ratio_public": none.mean() / ref_mse,
+                         "constant_fit": constant})
     costs = pd.DataFrame(rows)
     if costs.empty:
         return costs
@@ -301,6 +307,12 @@ def cost_sentences(costs, ranking):
     out = []
     for eps, group in costs.groupby("epsilon"):
         top = group[group["cost"] >= 5e-4].sort_values("cost", ascending=False).head(5)
+        if group["constant_fit"].all():
+            out.append(f"At ε = {eps:g} the tree on privatised labels does best as a constant "
+                       "even when it sees every column: the label noise hides what any column "
+                       "carries, so protecting one column alone costs nothing measurable here "
+                       "(a method that learns more at this ε may still lose something).")
+            continue
         if top.empty:
             out.append(f"At ε = {eps:g}, protecting any one column alone costs nothing.")
             continue
