@@ -175,6 +175,22 @@ def test_realdata_without_y_range_warns_loudly(tmp_path, capsys):
     assert "WARNING (privacy): the feature box of protected column(s) signal" in captured.err
 
 
+def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
+    path = _user_csv(tmp_path)
+    (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")
+    code = main(["realdata", str(path), "--target", "cost", "--private", "income", "age",
+                 "--categorical", "onehot", "--feature-bounds", str(tmp_path / "bounds.csv"),
+                 "--x-range", "age", "18", "80", "--y-range", "0", "4", "--epsilon", "2",
+                 "--reps", "2", "--out", str(tmp_path / "o"), "--no-progress",
+                 "--methods", "pardt", "labeldt", *TINY])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "2 column(s) scaled with public bounds" in captured.out
+    assert "feature box of protected" not in captured.err  # both have public bounds
+    page = (tmp_path / "o" / "realdata.html").read_text()
+    assert "income: 0, 1; age: 18, 80" in page  # the command line's range wins over the file
+
+
 @pytest.mark.slow
 def test_realdata_on_200000_rows(tmp_path):
     path, _ = _table_csv(tmp_path, 200_000, 10)
