@@ -355,7 +355,7 @@ def _plan(arms, reps, n_jobs, max_seconds, say):
         raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits for "
                          f"{wanted} splits), more than the limit of {_duration(max_seconds)}: "
                          f"{hint}; more jobs or smaller grids also help.")
-    say(f"plan: {wanted} splits: {text}")
+    say(f"plan: {wanted} split{'s' if wanted != 1 else ''}: {text}")
     return wanted, text
 
 
