@@ -18,18 +18,21 @@ import warnings
 
 import numpy as np
 from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import type_of_target
 
-from ._base import SemiFeatureEstimator
+from ._base import SemiFeatureEstimator, check_X
+from ._config import check_budget, check_grid_budget, get_config
 from ._rng import as_generator
 from ._validation import (
     PrivacyWarning,
     check_choice,
     check_epsilon,
-    check_features,
     check_int,
     check_label_shape,
+    check_simulable,
 )
-from .baselines._hist import _MAX_HIST_CELLS, HIST_NOISE, _grid_sums
+from .baselines._common import _PRIVATIZE_BYTES
+from .baselines._hist import HIST_NOISE, _grid_sums
 from .estimators import HistOfTreeProtocol
 from .mechanisms import debias_grr, grr
 from .partition import Histogram
@@ -40,14 +43,34 @@ CLASSIFIER_FALLBACKS = ("leaf", "prior")
 
 
 def _encode_labels(y, n_samples, classes):
-    """(classes_, codes): the public label set and each label's index in it."""
+    """(classes_, codes): the public label set and each label's index in it.
+
+    Refuses labels that are not categories: missing values, a mix of strings and numbers, and
+    (when ``classes`` is not given) a continuous target, which would make every distinct value
+    a class.
+    """
+    for labels, name in ((y, "y"), (classes, "classes")):
+        if isinstance(labels, (list, tuple)):  # numpy would turn [1, "a"] into ["1", "a"]
+            _check_one_label_type(np.asarray(labels, dtype=object).ravel(), name)
     y = check_label_shape(y, n_samples)
-    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or inf.")
-    if y.dtype == object and any(v is None or (isinstance(v, float) and np.isnan(v))
-                                 for v in y):
-        raise ValueError("y contains missing values (None or NaN).")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or inf; class labels must be categories.")
+    if y.dtype == object:
+        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
+            raise ValueError("y contains missing values (None or NaN).")
+        _check_one_label_type(y, "y")
     if classes is None:
+        kind = type_of_target(y)
+        if kind == "continuous":
+            raise ValueError(
+                f"Unknown label type: continuous. y holds {len(np.unique(y)):,} distinct "
+                f"values, not all integers (e.g. {y[:1].tolist()[0]!r}): a continuous target, "
+                "where a classifier needs class labels. Use a regressor (HistOfTree), bin y "
+                "first, or pass classes explicitly.")
+        if kind == "unknown":
+            raise ValueError(
+                f"Unknown label type: unknown. y holds {type(y[0]).__name__} objects (dtype "
+                f"{y.dtype}); pass class labels as integers or strings.")
         warnings.warn(
             "classes was not set, so the label set was read off the private labels. That "
             "choice depends on private data and is not covered by the privacy guarantee; "
@@ -58,34 +81,57 @@ def _encode_labels(y, n_samples, classes):
         classes_ = np.unique(y)
     else:
         classes_ = np.asarray(classes)
+        if classes_.dtype == object:
+            _check_one_label_type(classes_, "classes")
         if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
             raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}.")
         classes_ = np.sort(classes_)
     if len(classes_) < 2:
-        raise ValueError(f"y needs at least two classes, got {list(classes_)!r}.")
-    codes = np.searchsorted(classes_, y)
-    codes = np.minimum(codes, len(classes_) - 1)
-    if not np.all(classes_[codes] == y):
-        raise ValueError("y has labels outside classes: "
-                         f"{sorted(set(np.asarray(y)[classes_[codes] != y].tolist()))!r}.")
+        raise ValueError(f"y needs at least two classes, got 1 class: {list(classes_)!r}.")
+    try:
+        codes = np.minimum(np.searchsorted(classes_, y), len(classes_) - 1)
+        outside = classes_[codes] != y
+    except TypeError:  # labels of another type than classes (str against numbers)
+        raise ValueError(f"y and classes hold different label types ({y.dtype} and "
+                         f"{classes_.dtype}).") from None
+    if np.any(outside):
+        raise ValueError(f"y has labels outside classes: {sorted(set(y[outside].tolist()))!r}.")
     return classes_, codes
+
+
+def _check_one_label_type(labels, name):
+    """Refuse a mix of strings and numbers: they have no common order and no common meaning."""
+    kinds = {"string" if isinstance(v, str) else "number" for v in labels}
+    if len(kinds) > 1:
+        text = next(v for v in labels if isinstance(v, str))
+        number = next(v for v in labels if not isinstance(v, str))
+        raise ValueError(f"{name} mixes strings and numbers as class labels (e.g. {text!r} and "
+                         f"{number!r}); use one type (Mix of label input types).")
 
 
 class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
     """Input checks of the classifiers (labels are categories, not numbers)."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Privacy noise dominates on the small samples of scikit-learn's checks.
+        tags.classifier_tags.poor_score = True
+        return tags
+
     def _prepare_classification_fit(self, X, y, W, needs_mask):
         check_epsilon(self.epsilon)
-        X = check_features(X)
+        X = check_X(self, X, reset=True)
         self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
-        self.n_features_in_ = X.shape[1]
         if needs_mask or W is not None:
             W = self._resolve_mask(X.shape, W)
+        shares, _ = self._budget_shares(X.shape[1])
+        check_simulable(self.epsilon, shares)
         return X, codes, W, as_generator(self.random_state)
 
     def predict(self, X):
         """The predicted class of each point."""
-        return self.classes_[self._predict_codes(X)]
+        codes = self._predict_codes(X)  # checks that the model is fitted
+        return self.classes_[codes]
 
 
 class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
@@ -177,7 +223,9 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         check_int(self.t, "t", 1)
         check_int(self.depth, "depth", 0)
         X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
-        self._run_protocol(X, codes, W, rng, self._choose_s(W), self.t, self.depth)
+        s = self._choose_s(W)
+        self._check_budget(W, s, self.t, self.depth, n_outputs=len(self.classes_))
+        self._run_protocol(X, codes, W, rng, s, self.t, self.depth)
         return self
 
     def _release_labels(self, codes, epsilons, rng):
@@ -266,11 +314,11 @@ class HistClassifier(_PrivateClassifier):
         self.noise = noise
         self.random_state = random_state
 
-    def _grid(self, d):
+    def _grid(self, n, d):
         t = check_int(self.t, "t", 1)
         check_choice(self.noise, "noise", HIST_NOISE)
-        if float(t) ** d > _MAX_HIST_CELLS:
-            raise ValueError(f"t={t} gives t**d = {t}**{d} cells, too many; lower t.")
+        m = 1 if len(self.classes_) == 2 else len(self.classes_)
+        check_grid_budget("HistClassifier", n, t, d, m, per_user=self.noise == "per-user")
         return Histogram(tuple(range(d)), t)
 
     def _messages(self, codes):
@@ -290,7 +338,7 @@ class HistClassifier(_PrivateClassifier):
         W : ignored (everything is private); checked if given.
         """
         X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
-        grid = self._grid(X.shape[1])
+        grid = self._grid(*X.shape)
         self.n_cells_ = grid.n_cells
         eps = check_epsilon(self.epsilon)
         self.scale_ = 0.0 if np.isinf(eps) else 2.0 / eps
@@ -314,10 +362,11 @@ class HistClassifier(_PrivateClassifier):
         For small n only (it materialises the n x t**d array). Uses ``random_state``.
         """
         X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
-        grid = self._grid(X.shape[1])
+        grid = self._grid(*X.shape)
         values = self._messages(codes)
-        if len(X) * grid.n_cells * values.shape[1] > 50_000_000:
-            raise ValueError("privatize materialises n x t**d arrays; use fit.")
+        per_user = _PRIVATIZE_BYTES * grid.n_cells * values.shape[1]
+        check_budget("HistClassifier.privatize", "n_samples", len(X),
+                     {"max_bytes": per_user * len(X)}, fits=get_config()["max_bytes"] // per_user)
         eps = check_epsilon(self.epsilon)
         scale = 0.0 if np.isinf(eps) else 2.0 / eps
         onehot = grid.cell_index(X)[:, None] == np.arange(grid.n_cells)[None, :]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import RegressorMixin
 
 from . import theory
-from ._base import SemiFeatureEstimator
-from ._validation import check_choice, check_int, check_rho
+from ._base import SemiFeatureEstimator, SemiFeatureRegressor
+from ._config import check_partition_budget, exceeds_budget, get_config, partition_plan
+from ._validation import check_c, check_choice, check_int, check_rho
 from .masks import protection_ranking
 from .mechanisms import MECHANISMS, cell_report_sums, privatize_labels, split_budget
 from .partition import RULES, build_partition
@@ -31,6 +31,17 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", self._fallbacks)
+        check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+
+    def _check_budget(self, W, s, t, depth, n_outputs=1):
+        """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
+        (:func:`ldpviz.set_config`); the error names the parameter and a value that fits."""
+        hist = W[:, protection_ranking(W)[:s]]  # users grouped by the histogram axes they hide
+        patterns = (len(np.unique(hist @ (1 << np.arange(s, dtype=np.int64)))) if 0 < s < 63
+                    else min(len(W), 2**s))
+        check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
+                               W.shape[1] - s, self.rule, self.min_samples_leaf, n_outputs,
+                               self.mechanism, patterns)
 
     def _choose_s(self, W):
         d = W.shape[1]
@@ -73,7 +84,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         return np.tile(leaf, reps)
 
 
-class HistOfTree(RegressorMixin, HistOfTreeProtocol):
+class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     """Histogram on the private features times a tree on the public ones, under semi-feature LDP.
 
     The two-round protocol of Section 3 (aligned: eqs 4-6; personalized: eqs 8-9; GRR variant:
@@ -108,7 +119,9 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
     t : int, default=2
         Histogram bins per private axis.
     depth : int, default=2
-        Depth p of the public tree.
+        Depth p of the public tree. A full max-edge tree (``min_samples_leaf=0``) has 2^p
+        leaves whatever the data, so p may not exceed ``ceil(log2 n)``; the partition must also
+        fit the resource budget (:func:`ldpviz.get_config`). Both are checked before round 1.
     rule : {"max-edge", "cart"}, default="max-edge"
         Max-edge midpoint rule of Algorithm 1, or CART variance reduction (the paper's "CART").
     mechanism : {"grr", "rr", "auto"}, default="grr"
@@ -178,7 +191,9 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         check_int(self.t, "t", 1)
         check_int(self.depth, "depth", 0)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
-        self._run_protocol(X, y, W, rng, self._choose_s(W), self.t, self.depth)
+        s = self._choose_s(W)
+        self._check_budget(W, s, self.t, self.depth)
+        self._run_protocol(X, y, W, rng, s, self.t, self.depth)
         return self
 
     def _release_labels(self, y, epsilons, rng):
@@ -217,7 +232,10 @@ class AdHistOfTree(HistOfTree):
     midpoints; CART not at all), and on an aligned mask this selects ``s = s*``, the first
     corner case of Section 4.3. If every feature is protected by
     everyone (s = d, no tree), t minimises the s = d analogue of (15),
-    ``t^{2d} log n / (n eps^2) + c t^{-2}``.
+    ``t^{2d} log n / (n eps^2) + c t^{-2}``. Only partitions with at most ``n`` cells (the side
+    condition ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) that fit the resource
+    budget are candidates, so the selection stays bounded at every epsilon, ``np.inf``
+    included, where (15) alone would keep deepening the tree.
 
     Privacy: exactly that of :class:`HistOfTree`; the selection reads only the public mask W.
 
@@ -260,27 +278,55 @@ class AdHistOfTree(HistOfTree):
     def fit(self, X, y, W=None):
         """Select (s, p*, t) from the public W, n and epsilon, then run HistOfTree's protocol."""
         self._check_protocol_params()
-        if isinstance(self.c, bool) or not np.isscalar(self.c) or not self.c > 0:
-            raise ValueError(f"c must be a positive number, got {self.c!r}.")
+        check_c(self.c)
         check_int(self.t_offset, "t_offset", -10, 10)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
+        self._check_budget(W, self.s_, self.t_, self.depth_)
         self._run_protocol(X, y, W, rng, self.s_, self.t_, self.depth_)
         return self
 
     def _select(self, W):
+        """(s, p*, t, lambda*) by eq (15), among partitions with at most ``_cell_cap`` cells."""
         n, d = W.shape
         s_min = int(np.sum(W.all(axis=0)))
         epsilon = float(self.epsilon)
+        cap = self._cell_cap(n, d)
         if s_min == d or n < 2:
-            return d, 0, self._histogram_only_t(n, d, epsilon), 0.0
-        s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min)
+            return d, 0, self._histogram_only_t(n, d, epsilon, cap), 0.0
+        try:
+            s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min, max_cells=cap)
+        except ValueError:  # even p = 1 is too large with s >= s_min: no tree
+            return s_min, 0, self._histogram_only_t(n, s_min, epsilon, cap), 0.0
         t = max(1, theory.optimal_t(p, d, s) + self.t_offset)
+        t = min(t, _largest_root(cap >> p, s))  # t_offset may push t past the cap
         return s, p, t, float(theory.lambda_star(W, s, p))
 
-    def _histogram_only_t(self, n, d, epsilon):
-        """Bins per axis minimising t^{2d} log n / (n eps^2) + c t^{-2} (the s = d case)."""
-        t = np.arange(1, 65)
+    def _cell_cap(self, n, d):
+        """Most cells the selection may choose: no more than the n users (the side condition
+        ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) and what the budget holds
+        (:func:`ldpviz.get_config`) for the cell reports of n users, whatever the rule."""
+        cap = min(max(n, 1), get_config()["max_cells"])
+        fits = [q for q in range(cap.bit_length()) if exceeds_budget(
+            partition_plan(n, n, 1, 0, q, d, "max-edge", 0, 1, self.mechanism), n) is None]
+        return min(cap, 1 << max(fits, default=0))
+
+    def _histogram_only_t(self, n, s, epsilon, cap):
+        """Bins per axis minimising t^{2s} log n / (n eps^2) + c t^{-2} (the s = d case), at
+        most the ``cap`` cells."""
+        t = np.arange(1, min(64, _largest_root(cap, s)) + 1)
         scale = np.log(max(n, 2)) / (max(n, 1) * epsilon**2) if np.isfinite(epsilon) else 0.0
-        best = int(t[np.argmin(t ** (2.0 * d) * scale + self.c * t ** -2.0)])
-        return max(1, best + self.t_offset)
+        best = int(t[np.argmin(t ** (2.0 * s) * scale + self.c * t ** -2.0)])
+        return int(np.clip(best + self.t_offset, 1, t[-1]))
+
+
+def _largest_root(cells, s):
+    """Largest t >= 1 with t^s <= cells (1 if none; any t when s = 0)."""
+    if s == 0:
+        return 64
+    t = max(1, round(max(cells, 1) ** (1.0 / s)))
+    while t > 1 and t**s > cells:
+        t -= 1
+    while (t + 1) ** s <= cells:
+        t += 1
+    return t

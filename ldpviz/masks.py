@@ -315,8 +315,12 @@ def shuffle_users(W, random_state=None):
 
 
 def protection_counts(W):
-    """How many users protect each feature: ``W.sum(axis=0)``."""
-    return np.asarray(W, dtype=bool).sum(axis=0)
+    """How many users protect each feature: ``W.sum(axis=0)``.
+
+    ``W`` is checked as in :func:`validate_mask`: only booleans and the numbers 0 and 1 count,
+    so NaN, 2, -1 or the string '0' are refused rather than read as "protected".
+    """
+    return validate_mask(W).sum(axis=0)
 
 
 def protection_ranking(W):

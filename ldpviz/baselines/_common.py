@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from .._base import SemiFeatureRegressor
+from .._config import check_budget, get_config
 from .._validation import (
     check_int,
 )
@@ -14,12 +15,20 @@ from .._validation import (
 _CHUNK_ENTRIES = 1 << 22
 
 
-# privatize() materialises per-user arrays; above this, use fit (which works on sums).
-_MAX_MATERIALISED = 50_000_000
+# Bytes per feature entry while a CART baseline fits: the release and scikit-learn's copies.
+_TREE_BYTES = 40
+
+# Bytes per (user, cell) entry of the per-user arrays privatize() materialises: two float
+# messages, their noise and the one-hot indicator (checked against the budget's max_bytes).
+_PRIVATIZE_BYTES = 33
+
+
+#: Largest max_depth, min_samples_leaf and k scikit-learn's tree (C integers) can take.
+_MAX_INT = 2**31 - 1
 
 
 def _check_max_depth(max_depth):
-    return None if max_depth is None else check_int(max_depth, "max_depth", 1)
+    return None if max_depth is None else check_int(max_depth, "max_depth", 1, _MAX_INT)
 
 
 def _laplace_noise(scale, size, rng):
@@ -49,9 +58,13 @@ class _TreeBaseline(SemiFeatureRegressor):
 
     def _check_tree_params(self):
         _check_max_depth(self.max_depth)
-        check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        check_int(self.min_samples_leaf, "min_samples_leaf", 1, _MAX_INT)
 
     def _fit_tree(self, Xf, target, rng):
+        # scikit-learn's tree copies and sorts the features: a few copies of X in all.
+        check_budget(type(self).__name__, "n_samples", len(Xf),
+                     {"max_bytes": _TREE_BYTES * Xf.size},
+                     fits=get_config()["max_bytes"] // (_TREE_BYTES * max(Xf.shape[1], 1)))
         self.tree_ = DecisionTreeRegressor(max_depth=self.max_depth,
                                            min_samples_leaf=self.min_samples_leaf,
                                            random_state=_tree_seed(rng))

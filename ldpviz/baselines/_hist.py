@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._base import SemiFeatureRegressor
+from .._config import check_budget, check_grid_budget, get_config
 from .._validation import (
     check_choice,
     check_int,
@@ -18,16 +19,12 @@ from ..mechanisms import (
     split_budget,
 )
 from ..partition import Histogram
-from ._common import _CHUNK_ENTRIES, _MAX_MATERIALISED, _laplace_noise, _laplace_sum
+from ._common import _CHUNK_ENTRIES, _PRIVATIZE_BYTES, _laplace_noise, _laplace_sum
 
 HIST_NOISE = ("aggregate", "per-user")
 
 
 HIST_FALLBACKS = ("zero", "global")
-
-
-# Largest grid Hist accepts: t**d cells are stored as dense float arrays.
-_MAX_HIST_CELLS = 1 << 24
 
 
 class HistRelease(NamedTuple):
@@ -129,7 +126,7 @@ class Hist(SemiFeatureRegressor):
         self.clip = clip
         self.random_state = random_state
 
-    def _check_params(self, d):
+    def _check_params(self, n, d):
         check_rho(self.rho)
         t = check_int(self.t, "t", 1)
         check_choice(self.noise, "noise", HIST_NOISE)
@@ -138,9 +135,7 @@ class Hist(SemiFeatureRegressor):
             np.isfinite(self.zeta) and self.zeta >= 0
         ):
             raise ValueError(f"zeta must be a finite number >= 0, got {self.zeta!r}.")
-        if float(t) ** d > _MAX_HIST_CELLS:
-            raise ValueError(f"t={t} gives t**d = {t}**{d} cells, more than Hist can store "
-                             f"({_MAX_HIST_CELLS}); lower t.")
+        check_grid_budget("Hist", n, t, d, per_user=self.noise == "per-user")
         return Histogram(tuple(range(d)), t)
 
     def fit(self, X, y, W=None):
@@ -153,7 +148,7 @@ class Hist(SemiFeatureRegressor):
         W : ignored (Hist protects every feature); checked if given.
         """
         X, y, W, M, rng = self._prepare_fit(X, y, W, needs_mask=False)
-        grid = self._check_params(X.shape[1])
+        grid = self._check_params(*X.shape)
         self.n_cells_ = grid.n_cells
         self.scale_z_, self.scale_w_, self.epsilon_label_, self.epsilon_cells_ = _hist_scales(
             self.epsilon, self.rho, M)
@@ -186,10 +181,10 @@ class Hist(SemiFeatureRegressor):
         ``random_state`` like :meth:`fit`. Returns a :class:`HistRelease`.
         """
         X, y, W, M, rng = self._prepare_fit(X, y, W, needs_mask=False)
-        grid = self._check_params(X.shape[1])
-        if len(X) * grid.n_cells > _MAX_MATERIALISED:
-            raise ValueError("privatize materialises n x t**d arrays; use fit (it works on "
-                             "sums) or fewer users.")
+        grid = self._check_params(*X.shape)
+        check_budget("Hist.privatize", "n_samples", len(X),
+                     {"max_bytes": _PRIVATIZE_BYTES * len(X) * grid.n_cells},
+                     fits=get_config()["max_bytes"] // (_PRIVATIZE_BYTES * grid.n_cells))
         b_z, b_w, _, _ = _hist_scales(self.epsilon, self.rho, M)
         onehot = grid.cell_index(X)[:, None] == np.arange(grid.n_cells)[None, :]
         z = np.clip(y, -M, M)[:, None] * onehot + _laplace_noise(b_z, onehot.shape, rng)

@@ -4,12 +4,15 @@ private rows and 0 on the public rows reduces to it (Section 4.3 of the HistOfTr
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from .._base import SemiFeatureRegressor
+from .._config import check_partition_budget
 from .._validation import (
+    PrivacyWarning,
     check_choice,
     check_int,
     check_rho,
@@ -55,8 +58,10 @@ class LPDT(SemiFeatureRegressor):
 
     Privacy: eps-LDP for every private row (Theorem 3.1 of 003): the leaf report changes two
     bits, each by a likelihood factor at most ``e^{(1 - rho) eps / 2}``, and the label density
-    by at most ``e^{rho eps}``. Public rows get no protection by design. Partially protected
-    rows are treated as fully private (a stronger guarantee than they asked for).
+    by at most ``e^{rho eps}``. Public rows get no protection by design: ``fit`` says so at
+    run time with a :class:`ldpviz.PrivacyWarning` naming how many rows it reads in the clear,
+    raw labels included. Partially protected rows are treated as fully private (a stronger
+    guarantee than they asked for).
 
     Parameters
     ----------
@@ -120,8 +125,24 @@ class LPDT(SemiFeatureRegressor):
         check_choice(self.fallback, "fallback", LPDT_FALLBACKS)
 
     def _grow(self, X, y, W, M):
-        """The max-edge tree on the public rows (their labels are public, clipped to [-M, M])."""
+        """The max-edge tree on the public rows (their labels are public, clipped to [-M, M]).
+
+        Refuses a tree the public rows cannot fill or the budget cannot hold, and says at run
+        time that the all-zero rows of W are read in the clear.
+        """
         public = ~W.any(axis=1)
+        n_public = int(public.sum())
+        check_partition_budget("LPDT", n_public, len(W) - n_public, 1, 0, self.max_depth,
+                               W.shape[1], self.rule, self.min_samples_leaf, 1, self.mechanism,
+                               depth_name="max_depth", tree_users="public rows")
+        if n_public:
+            use = "grow the tree and enter the estimate" if self.public_in_estimate else \
+                "grow the tree"
+            warnings.warn(
+                f"LPDT treats the {n_public:,} rows whose mask W is all zero as public data: "
+                f"their features and raw labels, unprivatised, {use} (HistOfTree reads such "
+                "rows as users who publish their features but still privatise their labels).",
+                PrivacyWarning, stacklevel=3)
         # With no public row the tree is the root alone (Theorem 3.5 of 003).
         Xp = X[public]
         yp = np.clip(y[public], -M, M)

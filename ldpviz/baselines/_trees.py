@@ -3,12 +3,14 @@ features only), LabelDT (label LDP) and DT (no privacy, the reference of Table 1
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from .._rng import as_generator
 from .._validation import (
+    PrivacyWarning,
     check_choice,
     check_epsilon,
     check_int,
@@ -18,7 +20,7 @@ from ..mechanisms import (
     grr,
     privatize_labels,
 )
-from ._common import _laplace_noise, _TreeBaseline
+from ._common import _MAX_INT, _laplace_noise, _TreeBaseline
 
 PARDT_MISSING = ("nan", "drop")
 
@@ -144,8 +146,13 @@ class KRR(_TreeBaseline):
 
     def _check_params(self):
         check_rho(self.rho)
-        check_int(self.k, "k", 2)
+        check_int(self.k, "k", 2, _MAX_INT)
         self._check_tree_params()
+
+    def _budget_shares(self, n_features):
+        """The label gets rho eps; each of up to d protected coordinates (1 - rho) eps / d."""
+        rho = check_rho(self.rho)
+        return (rho, (1.0 - rho) / n_features), rho
 
     def fit(self, X, y, W=None):
         """Privatize every user's record (see :meth:`privatize`) and fit the tree on it.
@@ -301,17 +308,29 @@ class LabelDT(_TreeBaseline):
         Parameters
         ----------
         X : (n, d) array in [0, 1]; y : (n,) labels.
-        W : ignored (every feature is sent); checked if given.
+        W : not used: every feature is sent. Checked if given, and a W that protects anything
+            gets a PrivacyWarning (those features are not protected).
         """
         self._check_tree_params()
-        X, y, _, M, rng = self._prepare_fit(X, y, W, needs_mask=False)
+        X, y, W, M, rng = self._prepare_fit(X, y, W, needs_mask=False)
+        _warn_mask_ignored(W)
         self._fit_tree(X, privatize_labels(y, self.epsilon, M, rng), rng)
         return self
 
     def privatize(self, X, y, W=None):
         """What each user sends: a :class:`LabelRelease` (all features, noisy label)."""
-        X, y, _, M, rng = self._prepare_fit(X, y, W, needs_mask=False)
+        X, y, W, M, rng = self._prepare_fit(X, y, W, needs_mask=False)
+        _warn_mask_ignored(W)
         return LabelRelease(X.copy(), privatize_labels(y, self.epsilon, M, rng))
+
+
+def _warn_mask_ignored(W):
+    """LabelDT sends every feature: a mask that protects something is not honoured."""
+    if W is not None and W.any():
+        warnings.warn(
+            f"LabelDT sends every feature in the clear and ignores W: the {int(W.sum()):,} "
+            "entries W marks as protected are not protected (label LDP only). Use KRR, ParDT or "
+            "HistOfTree to honour W, or call fit without W.", PrivacyWarning, stacklevel=3)
 
 
 class DT(_TreeBaseline):
@@ -333,6 +352,11 @@ class DT(_TreeBaseline):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = False  # no privacy noise
+        return tags
 
     def fit(self, X, y, W=None):
         """Fit the tree on the raw data.

@@ -3,12 +3,14 @@ Algorithm 2, least squares under LDP and BCDP."""
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
 from sklearn.base import BaseEstimator
 
+from .._base import check_X
 from .._rng import as_generator
 from .._validation import (
     check_deltas,
@@ -24,13 +26,16 @@ from .mechanisms import _block_weights, budget_schedule, mean_mechanism
 class _MeanBase(BaseEstimator):
     """Shared fit for the mean estimators: checked data, one run of Mechanism 1, projection."""
 
+    def _check_X(self, X):
+        """Checked rows in [-1, 1]^d; records ``n_features_in_`` (and ``feature_names_in_``)."""
+        return check_X(self, X, reset=True, check=check_signed_box)
+
     def _fit_schedule(self, X, c, weights="paper"):
         check_weights(weights)
         rng = as_generator(self.random_state)
         raw = mean_mechanism(X, c, rng, weights).mean(axis=0)
         self.c_ = c
         self.weights_ = _block_weights(c, weights)
-        self.n_features_in_ = X.shape[1]
         self.mean_ = np.clip(raw, -1.0, 1.0) if self.project else raw
         return self
 
@@ -48,8 +53,9 @@ class BCDPMean(_MeanBase):
     ----------
     epsilon : float
         Overall LDP budget per user, positive and finite.
-    deltas : (d,) array
-        Per-coordinate BCDP demands, non-decreasing (most sensitive coordinate first).
+    deltas : (d,) array or float
+        Per-coordinate BCDP demands, non-decreasing (most sensitive coordinate first); one
+        number is the same demand for every coordinate.
     q : float in [0, 1]
         Public bound on the dependence between coordinates (Assumption 1).
     zeta : float in (0, 1] or None, default=None
@@ -86,9 +92,10 @@ class BCDPMean(_MeanBase):
 
     def fit(self, X, y=None):
         """Privatise every row of ``X`` (n, d) in [-1, 1]^d and estimate the mean."""
-        X = check_signed_box(X)
+        X = self._check_X(X)
         if self.deltas is None:
-            raise ValueError("deltas must be given: one BCDP demand per coordinate.")
+            raise ValueError("deltas must be given: one BCDP demand per coordinate (or one "
+                             "number for all).")
         deltas = check_deltas(self.deltas, X.shape[1])
         c = budget_schedule(deltas, self.epsilon, self.q, self.zeta)
         return self._fit_schedule(X, c, self.weights)
@@ -123,7 +130,7 @@ class LDPMean(_MeanBase):
 
     def fit(self, X, y=None):
         """Privatise every row of ``X`` (n, d) in [-1, 1]^d and estimate the mean."""
-        X = check_signed_box(X)
+        X = self._check_X(X)
         epsilon = check_finite_epsilon(self.epsilon)
         return self._fit_schedule(X, np.full(X.shape[1], epsilon))
 
@@ -172,11 +179,11 @@ def _trust_region(H, b, radius):
         coef = np.zeros_like(beta)
         coef[~bottom] = beta[~bottom] / (lam[~bottom] + lo)
         t = Q @ coef
-        gap = radius**2 - float(t @ t)
-        if gap >= 0:
+        gap = _to_sphere(radius, t)
+        if gap is not None:
             if lo == 0.0:
-                return t, bool(np.isclose(gap, 0.0))
-            return t + np.sqrt(gap) * Q[:, 0], True
+                return t, bool(np.isclose(gap, 0.0, atol=1e-8 * radius))
+            return t + gap * Q[:, 0], True
 
     def secular(mu):
         return float(np.linalg.norm(beta / (lam + mu))) - radius
@@ -186,12 +193,26 @@ def _trust_region(H, b, radius):
     while secular(a) <= 0:  # numerically close to the hard case: approach lo from above
         step /= 16.0
         if lo + step == lo:
-            t = theta(a)  # ||t|| <= radius: complete to the sphere along the bottom direction
-            return t + np.sqrt(max(radius**2 - float(t @ t), 0.0)) * Q[:, 0], True
+            t = theta(a)  # ||t|| <= radius: complete to the sphere along the bottom direction,
+            # on the side of b (the bottom coordinate of theta(mu) has the sign of beta[0])
+            side = -1.0 if beta[0] < 0 else 1.0
+            return t + side * (_to_sphere(radius, t) or 0.0) * Q[:, 0], True
         a = lo + step
     hi = lo + float(np.linalg.norm(b)) / radius + 1.0
     mu = brentq(secular, a, hi, xtol=1e-14, rtol=1e-13, maxiter=500)
     return theta(mu), True
+
+
+def _to_sphere(radius, t):
+    """``sqrt(radius^2 - ||t||^2)``, or None when t lies outside the ball.
+
+    Written as ``sqrt(r - |t|) sqrt(r + |t|)`` so that a huge public radius (1e300) does not
+    overflow.
+    """
+    norm = float(np.linalg.norm(t))
+    if norm > radius:
+        return None
+    return math.sqrt(radius - norm) * math.sqrt(radius + norm)
 
 
 def _private_ols(Z, y, c, radius, rng, weights):

@@ -66,9 +66,11 @@ def upper_bound(n, epsilon, d, s, lam, alpha=1):
     n = check_n_array(n, 2)
     epsilon = check_epsilon_array(epsilon)
     exponent = upper_rate_exponent(d, s, lam, alpha)
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        base = np.log(n) / (n * epsilon**2)
-    return _out(base**exponent)
+    # In logs: for tiny epsilon the base overflows although the bound itself is finite.
+    with np.errstate(divide="ignore"):
+        log_base = np.log(np.log(n)) - np.log(n) - 2.0 * np.log(epsilon)
+    with np.errstate(over="ignore", under="ignore"):
+        return _out(np.exp(exponent * log_base))
 
 
 def aligned_rate(n, epsilon, d, s, alpha=1):
@@ -120,7 +122,11 @@ def lower_bound(n, epsilon, d, s, alpha=1):
     d = check_int(d, "d", 1)
     s = check_int(s, "s", 0, d)
     alpha = check_holder_alpha(alpha)
-    with np.errstate(over="ignore", divide="ignore"):
-        private = (n * np.expm1(epsilon) ** 2) ** (-2 * alpha / (2 * alpha + d + s))
+    # In logs, with log(e^eps - 1) = eps + log(1 - e^-eps): finite for every eps in (0, inf].
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_expm1 = np.where(np.isinf(epsilon), np.inf,
+                             epsilon + np.log(-np.expm1(-epsilon)))
+    with np.errstate(over="ignore", under="ignore"):
+        private = np.exp(-2 * alpha / (2 * alpha + d + s) * (np.log(n) + 2.0 * log_expm1))
     public = n ** (-2 * alpha / (2 * alpha + d))
     return _out(np.maximum(private, public))

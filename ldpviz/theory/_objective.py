@@ -157,7 +157,7 @@ def best_depth(W, s, n, epsilon, alpha=1, c=1, p_max=None):
         Sample size.
     epsilon : float in (0, inf]
     alpha, c : see :func:`objective`.
-    p_max : int >= 1 or None
+    p_max : int in [1, 62] or None
         Deepest tree searched; None means :func:`default_p_max`.
 
     Returns
@@ -166,7 +166,7 @@ def best_depth(W, s, n, epsilon, alpha=1, c=1, p_max=None):
         ``p*`` (ties: the smallest p) and ``lambda* = log2 delta(p*) / p*``.
     """
     prof = mask_profile(W)
-    p_max = default_p_max(n) if p_max is None else check_int(p_max, "p_max", 1)
+    p_max = default_p_max(n) if p_max is None else check_int(p_max, "p_max", 1, _LOG2_MAX_T)
     curve = objective_curve(prof, s, n, epsilon, p=np.arange(1, p_max + 1, dtype=float),
                             alpha=alpha, c=c)
     p_star = int(curve.p[np.argmin(curve.total)])
@@ -197,11 +197,29 @@ def optimal_t(p, d, s):
     d = check_int(d, "d", 1)
     s = check_int(s, "s", 0, d - 1)
     p = check_depths(p)
-    with np.errstate(over="ignore"):
-        t = np.maximum(1.0, np.floor(np.exp2(p / (d - s)) + 0.5))
+    if np.any(p / (d - s) > _LOG2_MAX_T):
+        raise ValueError(f"p={np.max(p):g} gives t* = 2^(p / (d - s)) bins per axis, more than "
+                         f"an integer holds (2^{_LOG2_MAX_T}); use p <= {_LOG2_MAX_T * (d - s)}.")
+    t = _t_star(p, d - s)
     if t.ndim == 0:
         return int(t)
     return t.astype(np.int64)
+
+
+#: optimal_t refuses t* beyond 2^62 (an int64 holds it; no partition that large is buildable).
+_LOG2_MAX_T = 62
+
+
+def _t_star(p, width):
+    """``max(1, round(2^(p / width)))`` as floats (inf beyond the float range)."""
+    with np.errstate(over="ignore"):
+        return np.maximum(1.0, np.floor(np.exp2(np.asarray(p, dtype=float) / width) + 0.5))
+
+
+def _log2_cells(d, p, s_values):
+    """log2 of the cells ``t*^s 2^p`` of every (s, p) candidate, shape (len(s), len(p))."""
+    s = np.asarray(s_values, dtype=float)[:, None]
+    return s * np.log2(_t_star(p[None, :], d - s)) + p[None, :]
 
 
 def _grid(prof, n, epsilon, alpha, c, p_max):
@@ -222,11 +240,12 @@ def _search_args(W, n, epsilon, alpha, c, p_max):
     n = check_int(n, "n", 2)
     epsilon = check_epsilon(epsilon)
     alpha, c = check_holder_alpha(alpha), check_c(c)
-    p_max = default_p_max(n) if p_max is None else check_int(p_max, "p_max", 1)
+    p_max = default_p_max(n) if p_max is None else check_int(p_max, "p_max", 1, _LOG2_MAX_T)
     return prof, n, epsilon, alpha, c, p_max
 
 
-def objective_table(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min=0):
+def objective_table(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min=0,
+                    max_cells=None):
     """Every candidate of the brute-force search (15) as a tidy DataFrame.
 
     Parameters
@@ -241,12 +260,14 @@ def objective_table(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, 
         Hölder exponent (eq 15 uses 1).
     c : float > 0, default=1
         Weight of the approximation term (Appendix C.1).
-    p_max : int >= 1 or None
+    p_max : int in [1, 62] or None
         Deepest tree; None means :func:`default_p_max` (``ceil(log2 n)``).
     tie_rtol : float >= 0, default=1e-9
         Tie tolerance of :func:`select_s_p`, used for the ``selected`` column.
     s_min : int, default=0
         Smallest s :func:`select_s_p` may select (the ``selected`` column).
+    max_cells : int >= 1 or None
+        Largest partition :func:`select_s_p` may select (the ``selected`` column).
 
     Returns
     -------
@@ -266,7 +287,7 @@ def objective_table(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, 
     lam_col = lam.ravel()
     with np.errstate(over="ignore"):
         delta_col = np.exp2(lam_col * p_col)
-    t_col = np.maximum(1.0, np.floor(np.exp2(p_col / (d - s_col)) + 0.5)).astype(np.int64)
+    t_col = _t_star(p_col, d - s_col).astype(np.int64)
     table = pd.DataFrame({
         "s": s_col,
         "p": p_col,
@@ -278,22 +299,30 @@ def objective_table(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, 
         "t": t_col,
         "exponent": 2 * alpha / (2 * alpha + d + s_col + lam_col * (d - s_col)),
     })
-    s_sel, p_sel = _argmin(term1 + term2, tie_rtol, check_s_min(s_min, d))
+    s_sel, p_sel = _argmin(term1 + term2, tie_rtol, check_s_min(s_min, d),
+                           _fits(d, p, max_cells))
     table["selected"] = (table["s"] == s_sel) & (table["p"] == p_sel + 1)
     return table
 
 
-def _argmin(total, tie_rtol, s_min=0):
-    """(s, p index) of the minimum over s >= s_min; ties: largest s, then smallest p."""
-    total = np.where(np.arange(len(total))[:, None] >= s_min, total, np.inf)
+def _argmin(total, tie_rtol, s_min=0, allowed=None):
+    """(s, p index) of the minimum over s >= s_min and the ``allowed`` candidates; ties: the
+    largest s, then the smallest p."""
+    allowed = (np.arange(len(total))[:, None] >= s_min) & (
+        True if allowed is None else allowed)
+    if not allowed.any():
+        raise ValueError("no candidate (s, p) with s >= s_min has at most max_cells cells "
+                         "t*^s 2^p; raise max_cells or lower s_min.")
+    total = np.where(allowed, total, np.inf)
     best = np.min(total)
-    ties = (total <= best * (1.0 + tie_rtol)) | (total == best)
+    ties = allowed & ((total <= best * (1.0 + tie_rtol)) | (total == best))
     s_idx, p_idx = np.nonzero(ties)
     s = int(s_idx.max())
     return s, int(p_idx[s_idx == s].min())
 
 
-def select_s_p(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min=0):
+def select_s_p(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min=0,
+               max_cells=None):
     """The brute-force minimiser (s, p*) of eq (15) (Section 4.3; AdHistOfTree).
 
     Searches ``s = 0, ..., d - 1`` and ``p = 1, ..., p_max`` (``ceil(log2 n)`` by default,
@@ -323,7 +352,7 @@ def select_s_p(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min
         Hölder exponent (eq 15 replaces the unknown alpha by 1).
     c : float > 0, default=1
         Weight of the approximation term (Appendix C.1).
-    p_max : int >= 1 or None
+    p_max : int in [1, 62] or None
         Deepest tree searched.
     tie_rtol : float >= 0, default=1e-9
         Candidates whose total is at most ``(1 + tie_rtol)`` times the minimum count as ties.
@@ -331,15 +360,35 @@ def select_s_p(W, n, epsilon, alpha=1, c=1, p_max=None, tie_rtol=TIE_RTOL, s_min
         Search only ``s >= s_min``. :class:`ldpviz.AdHistOfTree` passes the number of features
         every user protects: no user publishes them, so a tree could only cut them blindly,
         and on an aligned mask this returns ``s = s*``.
+    max_cells : int >= 1 or None
+        Search only candidates whose partition has at most this many cells ``t*^s 2^p``.
+        :class:`ldpviz.AdHistOfTree` passes ``min(n, budget)``: the side condition
+        ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant, and what memory holds. At
+        large epsilon the objective keeps falling with p, and without it the search would pick
+        partitions with far more cells than users.
 
     Returns
     -------
     (int, int)
         ``(s, p*)``; the histogram axes are ``protection_ranking(W)[:s]`` and
         ``t* = optimal_t(p*, d, s)``.
+
+    Raises
+    ------
+    ValueError
+        If no candidate with ``s >= s_min`` has at most ``max_cells`` cells.
     """
     prof, n, epsilon, alpha, c, p_max = _search_args(W, n, epsilon, alpha, c, p_max)
     tie_rtol = check_tie_rtol(tie_rtol)
-    _, term1, term2, _ = _grid(prof, n, epsilon, alpha, c, p_max)
-    s, p_idx = _argmin(term1 + term2, tie_rtol, check_s_min(s_min, prof.d))
+    p, term1, term2, _ = _grid(prof, n, epsilon, alpha, c, p_max)
+    s, p_idx = _argmin(term1 + term2, tie_rtol, check_s_min(s_min, prof.d),
+                       _fits(prof.d, p, max_cells))
     return s, p_idx + 1
+
+
+def _fits(d, p, max_cells):
+    """(d, len(p)) bool: candidates with at most ``max_cells`` cells (None: all)."""
+    if max_cells is None:
+        return None
+    max_cells = check_int(max_cells, "max_cells", 1)
+    return _log2_cells(d, p, np.arange(d)) <= math.log2(max_cells) + 1e-9
