@@ -298,6 +298,8 @@ def _realdata(args, argv):
     print(f"ldpviz realdata: {args.csv.name}, target {args.target}: {len(table.y):,} rows"
           + (f" ({dropped:,} with missing values dropped)" if dropped else "")
           + f", {len(names)} feature columns.")
+    if table.choices["loader_summary"]:
+        print(table.choices["loader_summary"])
     print(f"feature box: {table.choices['feature_box']}.")
     whatif_data.check_box(table, [names[j] for j in (private or []) + (also or [])])
     if args.y_range is None:

@@ -102,7 +102,11 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         # The label range is whatif's to warn about (it records where it came from).
         warnings.filterwarnings("ignore", message=".*y_range.*", category=PrivacyWarning)
         with np.errstate(all="ignore"):  # what the scaling made of inf is checked below
-            bunch = load_csv(path, target, **options)
+            try:
+                bunch = load_csv(path, target, **options)
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{Path(path).name} is not a UTF-8 text file ({exc.reason} at "
+                                 f"byte {exc.start}); save it as CSV (UTF-8).") from None
     names = [str(c) for c in bunch.feature_names]
     X = np.asarray(bunch.X, dtype=float)
     low = np.asarray(bunch.feature_min, dtype=float)
@@ -134,16 +138,23 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         if share > 0.01:
             warnings.warn(f"the public bounds of column {name!r} clip {share:.1%} of its "
                           "values (more than 1%).", UserWarning, stacklevel=2)
-    from_data = [n for n in names if n not in x_bounds]
+    # Encoded categorical columns have a box fixed by their encoding, not by extreme values.
+    encoded = {f"{column}_{level}" if how == "onehot" else column
+               for column, (how, levels) in (getattr(bunch, "encoded", None) or {}).items()
+               for level in (levels if how == "onehot" else levels[:1])}
+    from_data = [n for n in names if n not in x_bounds and n not in encoded]
     box = (f"{len(x_bounds)} column(s) scaled with public bounds, {len(from_data)} min-max "
-           "scaled with bounds read off the data (Appendix C.2)")
+           "scaled with bounds read off the data (Appendix C.2)"
+           + (f", {len(encoded)} column(s) encoded from categories" if encoded else ""))
     choices = {"csv": str(path), "target": target, "feature_box": box,
                "public_feature_bounds": {k: list(v) for k, v in x_bounds.items()},
                "feature_bounds_read_off_data": {
                    n: [float(low[names.index(n)]), float(high[names.index(n)])]
                    for n in from_data},
                "feature_values_clipped": clipped,
-               "rows_dropped": int(getattr(bunch, "n_dropped", 0) or 0)}
+               "rows_dropped": int(getattr(bunch, "n_dropped", 0) or 0),
+               "loader_summary": str(getattr(bunch, "summary", "") or "")
+               if encoded or getattr(bunch, "n_dropped", 0) else ""}
     return Bunch(X=X, y=np.asarray(bunch.y, dtype=float), feature_names=names,
                  target_name=target, y_range=None if y_range is None else tuple(y_range),
                  choices=choices, data_bounds=from_data)
