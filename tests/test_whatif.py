@@ -200,7 +200,8 @@ def test_the_time_limit_runs_fewer_splits_or_refuses(monkeypatch):
                                                                                  10 * reps, 2))
     said = []
     # 20 splits would take 60 s: with reps=None and a 30 s limit, 10 splits run
-    assert module._plan([], None, 2, 30, said.append) == (10, "100 fits, about 30 s on 2 job(s)")
+    assert module._plan([], None, 2, 30, said.append) == (
+        10, "100 fits, about 30 s with 2 job(s) on an otherwise idle machine")
     assert "running 10 splits" in said[0] and "choose with reps" in said[0]
     assert module._plan([], 20, 2, None, said.append)[0] == 20
     with pytest.raises(ValueError, match=r"a run with 10 split\(s\) takes about 30 s"):

@@ -206,10 +206,10 @@ def _attribution(costs, eps, private):
     positive = mine["cost"].clip(lower=0).sum()
     alone = ", ".join(f"{r.column} {pct(r.cost, r.se)}" for r in mine.itertuples())
     if top["significant"] and positive > 0 and top["cost"] >= 0.5 * positive:
-        return f"mostly from {top['column']} (protected alone: {alone})"
+        return f"mostly from {top['column']} (each protected alone, for ParDT: {alone})"
     if not mine["significant"].any():
-        return f"no single column accounts for it (protected alone: {alone})"
-    return f"spread over several columns (protected alone: {alone})"
+        return f"no single column accounts for it (each protected alone, for ParDT: {alone})"
+    return f"spread over several columns (each protected alone, for ParDT: {alone})"
 
 
 def answer_table(summary, main, results, costs, choices):
