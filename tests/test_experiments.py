@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 
-from ldpviz import PrivacyWarning
 from ldpviz._rng import as_generator
 from ldpviz.reproduce import experiments, paper
 from ldpviz.reproduce.experiments import (
@@ -20,7 +19,6 @@ from ldpviz.reproduce.experiments import (
     compare,
     run,
 )
-from ldpviz.reproduce.whatif import whatif
 
 FITS = []  # one entry per fit in this process (the cache test counts them)
 
@@ -206,24 +204,6 @@ def test_a_dask_cluster_gives_the_same_results():
     finally:
         cluster.close()
     pd.testing.assert_frame_equal(expected, got)
-
-
-def test_whatif_warns_when_the_label_range_is_read_off_the_data():
-    rng = np.random.default_rng(0)
-    X = rng.random((150, 3))
-    y = 2 * X[:, 0] + rng.standard_normal(150)
-    small = {"hot": {"depth": (1,), "t": (2,)}, "adhot": {"c": (1.0,)}, "hist": {"t": (1,)},
-             "tree": {"max_depth": (2,)}, "krr": {"k": (2,)}}
-    with pytest.warns(PrivacyWarning, match="y_range"):
-        out = whatif(X, y, epsilons=(2,), reps=2, grids=small)
-    assert {"method", "paradigm", "epsilon", "mse_ratio"} <= set(out.columns)
-    methods = set(zip(out["paradigm"], out["method"], strict=True))
-    assert {("aligned", m) for m in paper.ALIGNED_METHODS} <= methods
-    assert {("personalized", m) for m in paper.PERSONALIZED_METHODS} <= methods
-    dt = out[out["method"] == "DT"]["mse_ratio"]
-    assert dt.mean() == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="private"):
-        whatif(X, y, private=[5], y_range=(-3, 5))
 
 
 # ----------------------------------------------------------------------------------------------
