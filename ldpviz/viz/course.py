@@ -1,0 +1,108 @@
+"""Small tables and figures the course notebooks show, kept out of the notebooks' cells.
+
+The notebooks state measured numbers only through cells, and claims of "better" or "worse"
+with their uncertainty over several noise draws; these helpers compute those summaries
+(mean and two standard errors over replications, paired gaps) and draw the by-hand pictures
+(a user's potential cells) so that a student reads prose, a few lines of API and pictures.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.patches import Rectangle
+
+from .plots import COLORS, STYLE
+
+
+def mean_2se(results, by, y="mse"):
+    """Mean of ``y`` over replications and two standard errors, per value of ``by``.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per (group, replication), e.g. from :func:`ldpviz.reproduce.experiments.run`.
+    by : str or list of str
+        Columns that define a group.
+    y : str, default="mse"
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``mean``, ``2 SE`` (two standard errors of the mean, ``2 s / sqrt(reps)``), ``reps``
+        and ``mean ± 2 SE`` as text (3 significant decimals), one row per group.
+    """
+    stats = results.groupby(by, sort=True)[y].agg(["mean", "std", "count"])
+    out = pd.DataFrame({"mean": stats["mean"],
+                        "2 SE": 2 * stats["std"] / np.sqrt(stats["count"]),
+                        "reps": stats["count"]})
+    out["mean ± 2 SE"] = [f"{m:.3f} ± {e:.3f}" for m, e in zip(out["mean"], out["2 SE"],
+                                                                strict=True)]
+    return out
+
+
+def paired_gap(results, by, first, second, y="mse", pair="rep"):
+    """Mean of ``y[by == first] - y[by == second]`` over paired replications, and its 2 SE.
+
+    The two groups must share replications (the same users and noise seeds in each, as
+    :func:`ldpviz.reproduce.experiments.run` draws them), so the difference cancels what
+    the groups have in common.
+
+    Returns
+    -------
+    (float, float)
+        The mean difference and two standard errors of it.
+    """
+    wide = results.pivot_table(index=pair, columns=by, values=y)
+    diff = (wide[first] - wide[second]).dropna()
+    if len(diff) < 2:
+        raise ValueError(f"paired_gap needs at least 2 paired replications, got {len(diff)}.")
+    return float(diff.mean()), float(2 * diff.std(ddof=1) / np.sqrt(len(diff)))
+
+
+def plot_potential_cells(partition, x, w, names=("$x_1$", "$x_2$"), title=None):
+    """A two-feature partition with one user's potential cells V_i shaded.
+
+    Parameters
+    ----------
+    partition : ldpviz.partition.Partition
+        Built on two features (``d = 2``).
+    x : array of shape (2,)
+        The user's true point (drawn as a cross: the server never sees the hidden coordinates).
+    w : array of shape (2,) of bool
+        The user's mask row (1 = protected).
+    names : pair of str
+        Axis labels.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    x = np.asarray(x, dtype=float).reshape(1, -1)
+    w = np.asarray(w, dtype=bool).reshape(1, -1)
+    if x.shape[1] != 2 or w.shape != x.shape:
+        raise ValueError(f"plot_potential_cells draws two features; got x of shape {x.shape} "
+                         f"and w of shape {w.shape}.")
+    lo, hi = partition.cell_boxes()
+    potential = partition.potential_cells(x, w)[0]
+    own = int(partition.cell_index(x)[0])
+    with plt.rc_context(STYLE):
+        fig = plt.figure(figsize=(4.6, 4.4), layout="constrained")
+        plt.close(fig)
+        ax = fig.subplots()
+        for j, (a, b) in enumerate(zip(lo, hi, strict=True)):
+            ax.add_patch(Rectangle(a, *(b - a), facecolor=COLORS[5] if potential[j] else "white",
+                                   alpha=0.55 if potential[j] else 1, edgecolor="black"))
+            ax.text(*(a + b) / 2, str(j), ha="center", va="center",
+                    fontweight="bold" if j == own else "normal")
+        ax.plot(*x[0], marker="x", color=COLORS[1], markersize=12, mew=3)
+        for axis, draw in ((0, ax.axvline), (1, ax.axhline)):
+            if not w[0, axis]:  # a published coordinate is known exactly
+                draw(x[0, axis], color=COLORS[1], linestyle="--")
+        ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal",
+               xlabel=f"{names[0]} ({'hidden' if w[0, 0] else 'published'})",
+               ylabel=f"{names[1]} ({'hidden' if w[0, 1] else 'published'})",
+               title=title or rf"$|\mathcal{{V}}_i| = {int(potential.sum())}$ potential cells")
+    return fig

@@ -1,0 +1,44 @@
+"""The course's summary helpers compute what they say, and the by-hand V_i picture is right."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ldpviz.partition import build_partition
+from ldpviz.viz.course import mean_2se, paired_gap, plot_potential_cells
+
+
+def _runs():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"arm": np.repeat(["a", "b"], 8), "rep": np.tile(np.arange(8), 2),
+                         "mse": rng.normal(size=16)})
+
+
+def test_mean_2se_is_the_mean_and_two_standard_errors():
+    runs = _runs()
+    out = mean_2se(runs, "arm")
+    a = runs.loc[runs["arm"] == "a", "mse"]
+    assert np.isclose(out.loc["a", "mean"], a.mean())
+    assert np.isclose(out.loc["a", "2 SE"], 2 * a.std(ddof=1) / np.sqrt(8))
+    assert out.loc["a", "mean ± 2 SE"] == f"{a.mean():.3f} ± {2 * a.std(ddof=1) / np.sqrt(8):.3f}"
+
+
+def test_paired_gap_pairs_replications():
+    runs = _runs()
+    diff = runs["mse"].to_numpy()[:8] - runs["mse"].to_numpy()[8:]
+    gap, se2 = paired_gap(runs, "arm", "a", "b")
+    assert np.isclose(gap, diff.mean()) and np.isclose(se2, 2 * diff.std(ddof=1) / np.sqrt(8))
+    with pytest.raises(ValueError, match="at least 2"):
+        paired_gap(runs[runs["rep"] == 0], "arm", "a", "b")
+
+
+def test_potential_cells_picture_shades_the_column_of_a_hidden_tree_feature():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(500, 2))
+    part = build_partition(X, rng.normal(size=500), np.zeros((500, 2), bool), hist_axes=[0],
+                           t=2, depth=2)
+    fig = plot_potential_cells(part, x=[0.3, 0.6], w=[False, True])
+    shaded = [p for p in fig.axes[0].patches if p.get_facecolor()[:3] != (1.0, 1.0, 1.0)]
+    assert len(shaded) == 4  # own histogram bin x all 4 tree intervals
+    with pytest.raises(ValueError, match="two features"):
+        plot_potential_cells(part, x=[0.3, 0.6, 0.1], w=[False, True, False])
