@@ -235,7 +235,8 @@ def test_predict_proba_and_classes_follow_scikit_learn(data):
 def test_fallback_fills_cells_with_no_positive_score(data, fallback):
     X, y, *_ = data
     model = HistOfTreeClassifier(epsilon=0.2, s=2, t=4, depth=3, fallback=fallback,
-                                 classes=[0, 1], random_state=3).fit(X[:500], y[:500])
+                                 cell_estimate="paper", classes=[0, 1],
+                                 random_state=3).fit(X[:500], y[:500])
     empty = np.clip(model.cell_scores_, 0, None).sum(1) == 0
     assert empty.any()  # small epsilon and many cells: some cells have no positive score
     assert np.allclose(model.cell_proba_.sum(1), 1) and np.all(model.cell_proba_ >= 0)

@@ -1,0 +1,220 @@
+"""The stable cell estimate (ldpviz.cell_estimates): its variance formula, its limits, message
+sufficiency, and that it is never much worse than ignoring the private features."""
+
+import numpy as np
+import pytest
+from scipy.stats import chi2
+
+from ldpviz import HistOfTree
+from ldpviz.cell_estimates import (
+    TOLERANCE,
+    exact_units,
+    label_noise_sums,
+    merge_leaves,
+    node_sums,
+    null_margin,
+    report_units,
+    shrink,
+    stop_nodes,
+    unit_variance,
+)
+from ldpviz.datasets import make_paper_regression, paper_regression_function
+from ldpviz.masks import aligned_mask, gamma_mask
+from ldpviz.mechanisms import cell_reports, privatize_labels, report_sums
+from ldpviz.partition import build_partition
+
+M = 3.5  # the label bound of the issue's measurements
+
+
+def _mse(model, X_test):
+    return float(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y = make_paper_regression(500, random_state=3)
+    return X, np.clip(y, -M, M)
+
+
+# ---------------------------------------------------------------------------------------------
+# The variance of a cell and the margin against false alarms
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mechanism", ["grr", "rr"])
+@pytest.mark.parametrize("mask", ["aligned", "gamma"])
+def test_the_variance_formula_is_unbiased_for_the_privacy_noise(small, mechanism, mask):
+    """Mean of the estimated Var(N - g D) = the variance of N - g D over the randomizers."""
+    X, y = small
+    W = aligned_mask(len(X), 5, 2) if mask == "aligned" else gamma_mask(len(X), 5, 1.0)
+    part = build_partition(X, y, W, (0, 1), 2, 2)
+    epsilon, g, reps = 2.0, 0.7, 3000
+    nu = 2 * (2 * M / epsilon) ** 2  # Laplace(2M / eps) label noise
+    rng = np.random.default_rng(0)
+    R, var = [], []
+    for _ in range(reps):
+        y_tilde = privatize_labels(y, epsilon, M, rng)
+        reports = cell_reports(part, X, W, epsilon, mechanism, rng)
+        sums = report_sums(reports.debiased, y_tilde)
+        units = report_units(sums, nu * sums.denominator)
+        R.append(sums.numerator - g * sums.denominator)
+        var.append(unit_variance(units, np.full(part.n_cells, g)))
+    R, var = np.array(R), np.array(var)
+    empirical = R.var(axis=0, ddof=1)
+    kurtosis = np.mean((R - R.mean(0)) ** 4, axis=0) / empirical**2
+    se = np.sqrt(empirical**2 * (kurtosis - 1) / reps + var.var(axis=0) / reps)
+    assert np.all(np.abs(var.mean(axis=0) - empirical) < 5 * se)
+    assert np.all(var >= 0)
+
+
+def test_the_variance_is_zero_without_privacy(small):
+    X, y = small
+    W = gamma_mask(len(X), 5, 1.0)
+    part = build_partition(X, y, W, (0, 1), 2, 2)
+    for mechanism in ("grr", "rr"):
+        reports = cell_reports(part, X, W, np.inf, mechanism, np.random.default_rng(0))
+        sums = report_sums(reports.debiased, y)
+        units = report_units(sums, np.zeros(part.n_cells))
+        assert np.all(unit_variance(units, np.full(part.n_cells, 1.3)) == 0)
+
+
+@pytest.mark.parametrize("J", [1, 4, 32])
+@pytest.mark.parametrize("noise", [0.01, 1.0, 30.0])
+def test_false_alarms_cost_at_most_the_budget(J, noise):
+    """With no signal, tau^2 = (Q - q)_+ / sum(precision) adds <= budget per cell on average."""
+    budget = 0.01
+    q = null_margin(J, noise, budget)
+    assert q >= J
+    Q = chi2.rvs(J, size=400_000, random_state=np.random.default_rng(J))
+    added = np.maximum(Q - q, 0.0) ** 2 * noise / J**2  # upper bound of w^2 v per cell
+    assert added.mean() < budget * 1.05 + 3 * added.std() / np.sqrt(len(Q))
+    if noise * (J + 2) / J**2 * 2 > budget:  # the plain method of moments would cost more
+        assert np.mean(np.maximum(Q - J, 0.0) ** 2 * noise / J**2) > budget
+
+
+def test_shrink_limits():
+    """Exact units keep their ratio, D <= 0 falls back, tiny noise gives weight ~1."""
+    N = np.array([[10.0], [5.0], [-3.0], [50.0], [40.0], [60.0]])
+    D = np.array([10.0, 0.0, -2.0, 25.0, 20.0, 30.0])
+    excess = np.array([0.0, 4.0, 4.0, 1e-3, 1e-3, 1e-3])
+    units = exact_units(D, N, np.zeros(6))._replace(excess0=excess)
+    values, weight, _ = shrink(units, np.full(6, 1.0), scale=M**2, budget=1e-3)
+    assert values[0, 0] == pytest.approx(1.0) and weight[0] == 1.0  # exact: its ratio
+    assert values[1, 0] == 1.0 and values[2, 0] == 1.0  # D <= 0: the center
+    assert np.all(weight[1:3] == 0)
+    assert np.allclose(values[3:, 0], N[3:, 0] / D[3:], atol=1e-3)  # low noise: eq (9)
+    assert np.all((weight >= 0) & (weight <= 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# The tree as a hierarchy: what the server can compute
+# ---------------------------------------------------------------------------------------------
+def test_stop_nodes_read_only_published_coordinates_and_match_the_tree(small):
+    X, y = small
+    W = gamma_mask(len(X), 5, 1.0)
+    part = build_partition(X, y, W, (0,), 1, 4)
+    tree = part.tree
+    node = stop_nodes(tree, X, W)
+    assert np.array_equal(node, stop_nodes(tree, np.where(W, 0.5, X), W))
+    leaves = tree.leaf_id[node]
+    counts = np.bincount(leaves[leaves >= 0], minlength=tree.n_leaves)
+    assert np.array_equal(counts, tree.leaf_count)
+    totals = node_sums(tree, node, np.column_stack([np.ones(len(X)), y]))
+    assert totals[0, 0] == len(X) and totals[0, 1] == pytest.approx(y.sum())
+    assert np.allclose(totals[tree.leaf_nodes, 1] / np.maximum(counts[tree.leaf_id[
+        tree.leaf_nodes]], 1), np.nan_to_num(tree.leaf_label_mean[tree.leaf_id[
+            tree.leaf_nodes]]))
+
+
+def test_merged_cells_add_up_the_leaves(small):
+    X, y = small
+    W = aligned_mask(len(X), 5, 2)
+    part = build_partition(X, y, W, (0, 1), 2, 3)
+    reports = cell_reports(part, X, W, 1.0, "grr", np.random.default_rng(1))
+    sums = report_sums(reports.debiased, y)
+    cells = report_units(sums, sums.denominator)
+    merged = merge_leaves(part.tree, cells, part.histogram.n_cells)
+    n_nodes = len(part.tree.feature)
+    root = merged.denominator.reshape(-1, n_nodes)[:, 0]
+    assert np.allclose(root, sums.denominator.reshape(4, -1).sum(1))
+    assert np.isclose(root.sum(), len(X))  # GRR: each user's V~ adds up to 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_paper_regression(10_000, random_state=7)
+    X_test, _ = make_paper_regression(2000, random_state=8)
+    return X, y, X_test
+
+
+@pytest.mark.parametrize("mechanism", ["grr", "rr"])
+@pytest.mark.parametrize("mask", ["aligned", "gamma"])
+def test_replayed_messages_give_the_same_estimate(data, mechanism, mask):
+    """Message sufficiency: the cell values are a function of what users released.
+
+    Replay the users' side with the model's seed (labels, then cell reports), keep only what
+    the server sees (published coordinates, W, the messages) and recompute the estimate.
+    """
+    X, y, _ = data
+    X, y = X[:1500], y[:1500]
+    W = aligned_mask(len(X), 5, 2) if mask == "aligned" else gamma_mask(len(X), 5, 1.0)
+    model = HistOfTree(epsilon=2, s=2, t=2, depth=2, mechanism=mechanism, y_bound=M,
+                       random_state=5).fit(X, y, W=W)
+    rng = np.random.default_rng(5)
+    fixed = model._fixed_cells(W, model.t)
+    y_tilde = privatize_labels(y, np.where(fixed, 2.0, model.epsilon_label_), M, rng)
+    assert np.array_equal(y_tilde, model.y_tilde_)
+    reports = cell_reports(model.partition_, X, W, model.epsilon_cells_, mechanism, rng)
+    sums = report_sums(reports.debiased, y_tilde)
+    assert np.allclose(sums.numerator, model.cell_numerator_)
+    server_view = np.where(W, 0.5, X)  # protected coordinates are never read
+    estimate = model._stable_estimate(server_view, W, y_tilde, sums, fixed)
+    assert np.allclose(np.clip(estimate.values[:, 0], -M, M), model.cell_values_,
+                       rtol=1e-9, atol=1e-12)
+
+
+def test_without_privacy_both_estimates_are_eq_3(data):
+    X, y, _ = data
+    W = gamma_mask(len(X), 5, 1.0)
+    for rule in ("max-edge", "cart"):
+        fits = [HistOfTree(epsilon=np.inf, s=2, t=3, depth=3, rule=rule, y_bound=M,
+                           cell_estimate=e, random_state=0).fit(X, y, W=W)
+                for e in ("stable", "paper")]
+        full = fits[0].cell_denominator_ > 0  # empty cells: each estimate's own fallback
+        assert np.allclose(fits[0].cell_values_[full], fits[1].cell_values_[full], rtol=0,
+                           atol=1e-12)
+        assert np.all(fits[0].cell_std_error_[full] == 0)
+
+
+def test_the_stable_estimate_is_unbiased_where_the_noise_is_small():
+    """At n = 40,000 and epsilon = 8 (5,000 users per cell) the stable estimate averages to
+    the non-private partition estimate of eq (3) on the same cells, within 4 standard errors."""
+    reps, diffs = 60, []
+    for r in range(reps):
+        X, y = make_paper_regression(40_000, random_state=200 + r)
+        model = HistOfTree(epsilon=8, s=2, t=2, depth=1, y_bound=M, random_state=r).fit(X, y)
+        means, _ = model.partition_.cell_means(X, np.clip(y, -M, M))
+        diffs.append(model.cell_values_ - means)
+    diffs = np.array(diffs)
+    se = diffs.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(diffs.mean(axis=0)) < 4 * se)
+
+
+def test_the_stable_estimate_does_not_explode_where_eq_9_does(data):
+    X, y, X_test = data
+    X, y = X[:2000], y[:2000]
+    kwargs = dict(epsilon=1.0, s=2, t=3, depth=4, y_bound=M, clip=False, random_state=0)
+    paper = HistOfTree(cell_estimate="paper", **kwargs).fit(X, y)
+    stable = HistOfTree(**kwargs).fit(X, y)
+    assert np.abs(paper.cell_values_).max() > 10 * M
+    assert np.abs(stable.cell_values_).max() < M
+    assert _mse(stable, X_test) < 0.1 * _mse(paper, X_test)
+    bad = stable.cell_denominator_ <= 0
+    assert bad.any() and np.all(np.isinf(stable.cell_std_error_[bad]))
+
+
+def test_label_noise_of_users_who_spend_everything_on_the_label():
+    D = np.array([10.0, 4.0])
+    assert np.allclose(label_noise_sums(D, [10, 1], 8.0, 2.0), [20.0, 26.0])
+    assert TOLERANCE > 0
