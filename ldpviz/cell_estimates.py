@@ -39,8 +39,15 @@ smallest one whose false alarms add at most ``TOLERANCE * M^2`` to a cell's expe
 error (:func:`null_margin`): the estimate leaves the fallback only when the cells differ by more
 than their noise explains, and where the noise is small the weights are ~1 (eq 9). A cell
 whose standard error exceeds ``SE_MAX * M`` (it cannot place its mean within the label range)
-keeps weight 0. These defaults were chosen on the Section 5.1 simulation
-(benchmarks/bench_cell_estimate.py).
+keeps weight 0. These defaults (``TOLERANCE = 1e-3``, ``SE_MAX = 0.5``) were chosen on the
+Section 5.1 simulation (benchmarks/bench_cell_estimate.py): stricter margins lost accuracy where
+the noise is moderate, looser ones let false alarms through where it is large.
+
+For a classifier (labels = debiased one-hot vectors, scale 1) the loss is the error rate, which
+following a weak but unbiased vote cannot raise much where the fallback is undecided, while a
+weight of exactly 0 turns a near-tie into the fallback's guess. There ``posterior=True`` replaces
+the thresholded tau^2 by the posterior mean of ``w_j`` over tau^2 (log-uniform prior on
+[1e-4, 1] x scale, the R_j Gaussian with variance ``D_j^2 tau^2 + Var R_j``), never exactly 0.
 
 **Hierarchy (where the centers come from).** Tree nodes are coarser cells. Top-down:
 
@@ -48,8 +55,9 @@ keeps weight 0. These defaults were chosen on the Section 5.1 simulation
   for a child c of p, with ``w_p = tau^2 / (tau^2 + V_p)`` shrinking the contrast ``d_p = mu_l
   - mu_r`` of the split (noise variance V_p). The tree was grown on these same Y~, choosing the
   split with the largest contrast among k_p candidates, so without signal ``d_p^2 / V_p`` is the
-  largest of k_p chi^2_1 variables: its mean and variance replace (1, 2) in tau^2 (margin
-  ``Z_MARGIN`` standard deviations), or every noise-chasing split would look real;
+  largest of k_p chi^2_1 variables (k_p: the node's longest edges for max-edge, about 32 per axis
+  for CART): its mean and variance replace (1, 2) in the margin, or every noise-chasing split
+  would look real (one tau^2 per depth, same false-alarm budget);
 * merged cells (h, c), the sums of the cells of the leaves below c: the histogram effect
   ``e(h, c)`` (cell minus node) is shrunk toward the parent's ``e(h, p)`` (0 at the root),
   using the within-node contrast ``R = N - (mu_c + e(h, p)) D``.
@@ -73,8 +81,6 @@ CELL_ESTIMATES = ("stable", "paper")
 TOLERANCE = 1e-3
 #: A cell (or split contrast) whose standard error exceeds SE_MAX * M keeps weight 0.
 SE_MAX = 0.5
-#: Margin, in null standard deviations, of the test for signal in the tree's splits.
-Z_MARGIN = 2.0
 #: Under pure noise the CART search over 255 thresholds of one axis picks a contrast whose
 #: squared z-score behaves like the largest of about this many chi^2_1 variables (mean ~5.6;
 #: simulated: 5.1-5.2 for 100 to 10,000 users, Gaussian or Laplace noise).
@@ -184,12 +190,25 @@ def max_chi2_moments(k):
     return float(mean), float(second - mean * mean)
 
 
+_TAU2_GRID = np.geomspace(1e-4, 1.0, 41)
+
+
+def _posterior_weight(D, var, R2, scale):
+    """Posterior mean of ``D^2 tau^2 / (D^2 tau^2 + Var R)`` over tau^2 (log-uniform on
+    [1e-4, 1] x scale), the units' R being N(0, D^2 tau^2 + Var R)."""
+    tau2 = scale * _TAU2_GRID
+    spread = D[:, None] ** 2 * tau2[None, :] + var[:, None]
+    loglik = -0.5 * (np.log(spread) + R2[:, None] / spread).sum(axis=0)
+    post = np.exp(loglik - loglik.max())
+    return (D[:, None] ** 2 * tau2[None, :] / spread) @ (post / post.sum())
+
+
 def _usable(var, D, scale):
     """Units with information: a positive count and a standard error at most SE_MAX * M."""
     return (D > 0) & (var <= SE_MAX**2 * scale * D * D)
 
 
-def shrink(units, center, scale, budget):
+def shrink(units, center, scale, budget, posterior=False):
     """Shrink each unit's ratio N/D toward ``center`` by its own noise (module docstring).
 
     Returns ``(values, weight, variance)``: ``values = center + weight (N / D - center)``,
@@ -202,16 +221,22 @@ def shrink(units, center, scale, budget):
     D = np.maximum(units.denominator, 0.0)
     size = np.maximum(np.abs(units.numerator).sum(axis=1), D * np.abs(g).sum(axis=1))
     exact = (D > 0) & (var <= 1e-12 * (size * size + D * D))
-    noisy = _usable(var, D, scale) & ~exact
+    noisy = (_usable(var, D, scale) if not posterior else D > 0) & ~exact
     safe = np.where(noisy, var, 1.0)
     tau2 = 0.0
     J = int(noisy.sum())
-    if J:
-        precision = (D * D / safe)[noisy]
-        Q = ((R * R).sum(axis=1) / safe)[noisy].sum()
-        excess = Q - null_margin(J, J / precision.sum(), budget)
-        tau2 = min(max(excess, 0.0) / precision.sum(), scale)
-    weight = np.where(noisy, D * D * tau2 / (D * D * tau2 + safe), exact.astype(float))
+    if J and posterior:
+        weight = np.zeros(len(D))
+        weight[noisy] = _posterior_weight(D[noisy], safe[noisy],
+                                          (R * R).sum(axis=1)[noisy], scale)
+        weight = np.where(exact, 1.0, weight)
+    else:
+        if J:
+            precision = (D * D / safe)[noisy]
+            Q = ((R * R).sum(axis=1) / safe)[noisy].sum()
+            excess = Q - null_margin(J, J / precision.sum(), budget)
+            tau2 = min(max(excess, 0.0) / precision.sum(), scale)
+        weight = np.where(noisy, D * D * tau2 / (D * D * tau2 + safe), exact.astype(float))
     step = np.where(D > 0, weight / np.where(D > 0, D, 1.0), 0.0)
     return g + step[:, None] * R, weight, var
 
@@ -365,7 +390,7 @@ class StableEstimate(NamedTuple):
     node_values: np.ndarray
 
 
-def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge"):
+def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", posterior=False):
     """The stable estimate of every cell (module docstring): a :class:`StableEstimate`.
 
     Parameters
@@ -399,7 +424,8 @@ def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge"):
         inherited = effect[:, parent[level]] * (parent[level] >= 0)[None, :, None]
         rows = (hist * n_nodes + level[None, :]).ravel()
         g = (node_raw[level][None] + inherited).reshape(-1, m)
-        values, w, var = shrink(UnitSums(*(f[rows] for f in merged)), g, scale, budget)
+        values, w, var = shrink(UnitSums(*(f[rows] for f in merged)), g, scale, budget,
+                                posterior)
         effect[:, level] = values.reshape(n_hist, len(level), m) - node_raw[level][None]
         weight[:, level] = w.reshape(n_hist, len(level))
         variance[:, level] = var.reshape(n_hist, len(level))

@@ -177,6 +177,7 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
 
     _fallbacks = CLASSIFIER_FALLBACKS
     _global_fallback_rows = 1  # "prior": the root's round-1 mean
+    _posterior = True  # accuracy: a noisy cell still votes where the fallback is undecided
 
     def fit(self, X, y, W=None):
         """Run both rounds of the protocol.

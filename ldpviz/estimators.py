@@ -45,6 +45,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
     _fallbacks = FALLBACKS
     _local_fallback = "leaf"  # the fallback that uses the round-1 means of the tree nodes
     _global_fallback_rows = 0  # tree nodes kept by the other fallback: 0 (zero) or 1 (root)
+    _posterior = False
 
     def _check_protocol_params(self):
         check_rho(self.rho)
@@ -118,7 +119,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
                             + tree.leaf_id[stop[fixed_cell]], minlength=self.n_cells_)
         cells = report_units(sums, label_noise_sums(sums.denominator, fixed, nu, nu_fixed))
         return stable_cell_values(tree, nodes, cells, part.histogram.n_cells,
-                                  self._deviation_scale(), self.rule)
+                                  self._deviation_scale(), self.rule, self._posterior)
 
     def _leaf_backup(self, global_value):
         """Round-1 leaf means of Y~ (``global_value`` where a leaf has none), one row per cell."""
