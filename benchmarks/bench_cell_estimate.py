@@ -115,8 +115,8 @@ def lpdt_row(reps, n_jobs, depths=(0, 1, 2, 3, 4, 6, 8)):
     print(table.round(3).to_string())
     for estimate in ESTIMATES:
         best_shallow = table.loc[estimate, [d for d in depths if d <= 2]].min()
-        worst = table.loc[estimate].max()
-        print(f"   {estimate:6s}: worst depth / best shallow depth (<= 2) = "
+        worst = table.loc[estimate, [d for d in depths if d > 2]].max()
+        print(f"   {estimate:6s}: worst deeper tree (depth > 2) / best shallow one (<= 2) = "
               f"{worst / best_shallow:.2f}")
     return table
 

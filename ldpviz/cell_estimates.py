@@ -256,29 +256,6 @@ def tree_levels(tree):
         split = np.concatenate([tree.left[split], tree.right[split]])
 
 
-def stop_nodes(tree, X, W):
-    """Deepest node each user reaches through splits on coordinates they publish.
-
-    Server-side: a user follows a split only if they publish its feature (as in Algorithm 1 and
-    :func:`ldpviz.partition.grow_tree`), so only published coordinates are read.
-    """
-    n, d = X.shape
-    node = np.zeros(n, dtype=np.int64)
-    flat_X, flat_W = X.ravel(), np.asarray(W, dtype=bool).ravel()
-    moving = np.arange(n)
-    base = moving * d
-    while len(moving):
-        at = node[moving]
-        feat = tree.feature[at]
-        idx = base + feat
-        keep = (feat >= 0) & ~flat_W[np.where(feat >= 0, idx, 0)]
-        if not keep.all():
-            moving, at, idx, base = moving[keep], at[keep], idx[keep], base[keep]
-        node[moving] = np.where(flat_X[idx] >= tree.threshold[at], tree.right[at],
-                                tree.left[at])
-    return node
-
-
 def accumulate(tree, values, levels=None):
     """Add every node's row of ``values`` (n_nodes, ...) into all its ancestors, bottom-up."""
     out = np.array(values, dtype=float)
@@ -287,16 +264,23 @@ def accumulate(tree, values, levels=None):
     return out
 
 
-def node_sums(tree, node, columns, levels=None):
-    """Per-node sums of ``columns`` (n, q) over the users at or below each node, (n_nodes, q).
+def tree_units(tree, leaf_count, leaf_sum, leaf_noise, root=None):
+    """Public-side UnitSums of every tree node from its leaves (round 1: exact counts).
 
-    ``node[i]`` is the deepest node user i reached (:func:`stop_nodes`).
+    ``leaf_count``, ``leaf_sum`` (n_leaves, m) and ``leaf_noise`` describe the users who
+    reached each leaf (:attr:`ldpviz.partition.PublicTree.leaf_count` and its
+    ``leaf_label_mean``); a node adds up its leaves. ``root``, a (count, label sum, noise)
+    triple, replaces the root's sums when more users are known to be in it (everyone is).
     """
-    columns = np.asarray(columns, dtype=float).reshape(len(node), -1)
-    n_nodes = len(tree.feature)
-    own = np.stack([np.bincount(node, weights=col, minlength=n_nodes) for col in columns.T],
-                   axis=1)
-    return accumulate(tree, own, levels)
+    leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
+    leaf_sum = _columns(leaf_sum)
+    rows = np.zeros((len(tree.feature), 2 + leaf_sum.shape[1]))
+    rows[leaf_nodes] = np.column_stack([leaf_count, leaf_sum, leaf_noise])[
+        tree.leaf_id[leaf_nodes]]
+    rows = accumulate(tree, rows)
+    if root is not None:
+        rows[0] = np.concatenate([[root[0]], np.ravel(root[1]), [root[2]]])
+    return exact_units(rows[:, 0], rows[:, 1:-1], rows[:, -1])
 
 
 def merge_leaves(tree, cells, n_hist, levels=None):
@@ -390,7 +374,8 @@ class StableEstimate(NamedTuple):
     node_values: np.ndarray
 
 
-def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", posterior=False):
+def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", posterior=False,
+                       root_cells=None):
     """The stable estimate of every cell (module docstring): a :class:`StableEstimate`.
 
     Parameters
@@ -404,11 +389,18 @@ def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", poste
     scale : float, the largest plausible spread of true deviations: ``M^2`` for labels in
         [-M, M]. It caps tau^2 and sets SE_MAX and TOLERANCE in label units.
     rule : {"max-edge", "cart"}, the rule that grew the tree (its selection bias).
+    posterior : bool, posterior-mean weights for the cells (a classifier's choice, see above).
+    root_cells : UnitSums or None, the n_hist merged cells of the root when they are known
+        better than the sum of their leaves (LPDT: every private user is in the root, V~ = 1).
     """
     levels = tree_levels(tree)
     n_nodes = len(tree.feature)
     budget = TOLERANCE * scale
     merged = merge_leaves(tree, cells, n_hist, levels)
+    if root_cells is not None:
+        rows = np.arange(n_hist) * n_nodes
+        merged = UnitSums(*(_replace_rows(f, rows, r)
+                            for f, r in zip(merged, root_cells, strict=True)))
     node_value, node_raw = shrink_tree(tree, nodes, scale, budget, rule, levels)
     m = node_value.shape[1]
     effect = np.zeros((n_hist, n_nodes, m))  # histogram effect: merged cell minus node
@@ -440,6 +432,12 @@ def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", poste
     return StableEstimate((leaf_value + effect[:, order]).reshape(-1, m),
                           weight[:, order].ravel(), se.ravel(), fallback.reshape(-1, m),
                           node_value)
+
+
+def _replace_rows(field, rows, values):
+    out = field.copy()
+    out[rows] = values
+    return out
 
 
 def paper_cell_values(numerator, denominator, backup):

@@ -10,13 +10,11 @@ from ._base import SemiFeatureEstimator
 from ._validation import check_choice, check_int, check_rho
 from .cell_estimates import (
     CELL_ESTIMATES,
-    exact_units,
     label_noise_sums,
-    node_sums,
     paper_cell_values,
     report_units,
     stable_cell_values,
-    stop_nodes,
+    tree_units,
 )
 from .masks import protection_ranking
 from .mechanisms import (
@@ -44,7 +42,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
 
     _fallbacks = FALLBACKS
     _local_fallback = "leaf"  # the fallback that uses the round-1 means of the tree nodes
-    _global_fallback_rows = 0  # tree nodes kept by the other fallback: 0 (zero) or 1 (root)
+    _global_fallback_rows = 0  # the other fallback keeps the root (1) or nothing (0)
     _posterior = False
 
     def _check_protocol_params(self):
@@ -101,22 +99,31 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
     def _stable_estimate(self, X, W, y_tilde, sums, fixed_cell):
         """The variance-aware estimate of :mod:`ldpviz.cell_estimates` from the released data.
 
-        Public-side units: the round-1 sums of Y~ in every tree node (users who reached it).
-        Label-noise variances: ``nu`` for users who split their budget, ``nu_fixed`` for those
-        who spent it all on the label (their cell is public, so they report it exactly).
+        Public-side units: the round-1 sums of Y~ in every tree node (the users who reached its
+        leaves; the root holds everyone). Label-noise variances: ``nu`` for users who split
+        their budget, ``nu_fixed`` for those who spent it all on the label (their cell is
+        public, so they report it exactly).
         """
         part = self.partition_
         tree = part.tree
         y2 = y_tilde[:, None] if y_tilde.ndim == 1 else y_tilde
         nu, nu_fixed = self._label_noise(self.epsilon_label_), self._label_noise(self.epsilon)
-        stop = stop_nodes(tree, X, W)
-        totals = node_sums(tree, stop, np.column_stack(
-            [np.ones(len(X)), y2, np.where(fixed_cell, nu_fixed, nu)]))
-        if self.fallback != self._local_fallback:  # 0, or the global mean: the root alone
-            totals[self._global_fallback_rows:] = 0.0
-        nodes = exact_units(totals[:, 0], totals[:, 1:-1], totals[:, -1])
-        fixed = np.bincount(part.histogram.cell_index(X[fixed_cell]) * part.n_leaves
-                            + tree.leaf_id[stop[fixed_cell]], minlength=self.n_cells_)
+        if fixed_cell.all():
+            fixed = sums.denominator  # everyone reports exactly: V~ = 1
+        elif fixed_cell.any():  # their published coordinates give their cell
+            fixed = np.bincount(part.cell_index(X[fixed_cell]), minlength=self.n_cells_)
+        else:
+            fixed = np.zeros(self.n_cells_)
+        # The other fallback keeps no node below the root: 0, or the global mean (the root).
+        local = float(self.fallback == self._local_fallback)
+        count = tree.leaf_count * local
+        leaf_noise = nu * count + (nu_fixed - nu) * local * np.reshape(
+            fixed, (-1, part.n_leaves)).sum(axis=0)
+        leaf_sum = np.nan_to_num(tree.leaf_label_mean).reshape(len(count), -1) * count[:, None]
+        keep_root = float(local or self._global_fallback_rows)
+        root = (keep_root * len(y2), keep_root * y2.sum(axis=0),
+                keep_root * (nu * len(y2) + (nu_fixed - nu) * fixed_cell.sum()))
+        nodes = tree_units(tree, count, leaf_sum, leaf_noise, root)
         cells = report_units(sums, label_noise_sums(sums.denominator, fixed, nu, nu_fixed))
         return stable_cell_values(tree, nodes, cells, part.histogram.n_cells,
                                   self._deviation_scale(), self.rule, self._posterior)

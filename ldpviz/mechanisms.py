@@ -344,6 +344,42 @@ def _moment_columns(y, moments):
     return [y, y * y] if moments else [y]
 
 
+def _cover(partition, X, W, T, weights):
+    """``sum_i 1{j in V_i} weights_i`` for every cell j, shape (n_cells, q).
+
+    Users with one potential leaf (the usual case) are grouped by leaf and published histogram
+    bins with bincounts; the others go through :meth:`Histogram.potential_sum` with their
+    potential leaves spelled out.
+    """
+    hist, n_leaves = partition.histogram, partition.n_leaves
+    q = weights.shape[1]
+    single = T.sum(axis=1) == 1
+    out = np.zeros((hist.n_cells, n_leaves, q))
+    if single.any():
+        leaf = np.argmax(T[single], axis=1)
+        s, t = len(hist.axes), hist.t
+        bins = hist.bins(X[single])
+        hidden = W[single][:, list(hist.axes)].astype(bool)
+        pattern = hidden @ (1 << np.arange(s)) if s else np.zeros(len(leaf), dtype=np.int64)
+        grid = np.zeros((t,) * s + (n_leaves, q))
+        for code in np.unique(pattern):
+            rows = np.flatnonzero(pattern == code)
+            shown = [j for j in range(s) if not (code >> j) & 1]
+            group = (np.ravel_multi_index(tuple(bins[rows][:, shown].T), (t,) * len(shown))
+                     if shown else np.zeros(len(rows), dtype=np.int64))
+            key = group * n_leaves + leaf[rows]
+            size = t ** len(shown) * n_leaves
+            block = np.stack([np.bincount(key, weights=weights[single][rows, col],
+                                          minlength=size) for col in range(q)], axis=1)
+            grid += block.reshape([t if j in shown else 1 for j in range(s)] + [n_leaves, q])
+        out += grid.reshape(hist.n_cells, n_leaves, q)
+    if (~single).any():
+        Tf = T[~single].astype(float)
+        spelled = (Tf[:, :, None] * weights[~single][:, None, :]).reshape(len(Tf), -1)
+        out += hist.potential_sum(X[~single], W[~single], spelled).reshape(out.shape)
+    return out.reshape(-1, q)
+
+
 def _grr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
     """Per-cell sums of GRR reports (eq 17) for one chunk of users.
 
@@ -368,12 +404,12 @@ def _grr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
     # Every potential cell of user i carries -offset (offset^2 in the squares): the same
     # "cover" sums over V_i serve both.
     Tf = T.astype(float)
-    weights = np.concatenate([Tf] + [(Tf[:, :, None] * lab[:, None, :]).reshape(len(T), -1)
-                                     for lab in labels], axis=1)
+    weights = np.concatenate([Tf, (Tf[:, :, None] * y[:, None, :]).reshape(len(T), -1)], axis=1)
     cover = partition.histogram.potential_sum(X, W, weights)
-    cover = np.concatenate([cover[:, :n_leaves].reshape(n_cells, 1)]
-                           + [cover[:, n_leaves * (1 + a * m):n_leaves * (1 + (a + 1) * m)]
-                              .reshape(n_cells, m) for a in range(len(labels))], axis=1)
+    cover = np.concatenate([cover[:, :n_leaves].reshape(n_cells, 1),
+                            cover[:, n_leaves:].reshape(n_cells, m)], axis=1)
+    if moments:
+        cover = np.concatenate([cover, _cover(partition, X, W, T, y * y)], axis=1)
     first = reported(c) - offset * cover
     out = [first[:, 0], first[:, 1:1 + m]]
     if moments:
@@ -390,8 +426,9 @@ def _rr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
     debiased = _rr_debiased(bits, potential, epsilon)
     out = [debiased.sum(axis=0), debiased.T @ y]
     if moments:
-        square, y2 = debiased * debiased, y * y
-        out += [debiased.T @ y2, square.sum(axis=0), square.T @ y, square.T @ y2]
+        m, y2 = y.shape[1], y * y
+        second = (debiased * debiased).T @ np.column_stack([np.ones(len(y)), y, y2])
+        out += [debiased.T @ y2, second[:, 0], second[:, 1:1 + m], second[:, 1 + m:]]
     return out
 
 

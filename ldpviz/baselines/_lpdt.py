@@ -18,11 +18,10 @@ from ..cell_estimates import (
     CELL_ESTIMATES,
     add_units,
     exact_units,
-    node_sums,
     paper_cell_values,
     report_units,
     stable_cell_values,
-    stop_nodes,
+    tree_units,
 )
 from ..mechanisms import (
     MECHANISMS,
@@ -186,7 +185,7 @@ class LPDT(SemiFeatureRegressor):
             num, den = num + totals, den + counts
         self.cell_numerator_, self.cell_denominator_ = num, den
         if stable:
-            values = self._stable_values(sums, counts, totals, X[public], y_public)
+            values = self._stable_values(sums, counts, totals, y_tilde)
         elif self.fallback == "zero" or self.n_public_ == 0:
             values = paper_cell_values(num, den, np.zeros(self.n_cells_))
         else:
@@ -196,19 +195,27 @@ class LPDT(SemiFeatureRegressor):
         self.cell_values_ = np.clip(values, -M, M) if self.clip else values
         return self
 
-    def _stable_values(self, sums, counts, totals, X_public, y_public):
-        """The stable estimate: private reports against the public sample's node means."""
+    def _stable_values(self, sums, counts, totals, y_tilde):
+        """The stable estimate: private reports against the public sample's node means.
+
+        Every private user is in the root: its merged cell is known exactly (V~ = 1), far
+        better than the sum of the noisy leaf reports.
+        """
         tree = self.partition_.tree
         noise = 2.0 * laplace_scale(self.epsilon_label_, self.y_bound_) ** 2
         cells = report_units(sums, noise * sums.denominator)
+        n_private = len(y_tilde)
+        root = exact_units([n_private], [y_tilde.sum()], [noise * n_private])
         if self.public_in_estimate:
             cells = add_units(cells, exact_units(counts, totals, np.zeros(self.n_cells_)))
-        public = np.zeros((len(tree.feature), 2))
-        if self.fallback == "public":  # public rows publish everything: exact node sums
-            node = stop_nodes(tree, X_public, np.zeros(X_public.shape, dtype=bool))
-            public = node_sums(tree, node, np.column_stack([np.ones(len(node)), y_public]))
-        nodes = exact_units(public[:, 0], public[:, 1], np.zeros(len(public)))
-        estimate = stable_cell_values(tree, nodes, cells, 1, self.y_bound_ ** 2, self.rule)
+            root = add_units(root, exact_units([counts.sum()], [totals.sum()], [0.0]))
+        # The tree's leaf counts and means are those of the public rows (exact, noiseless).
+        keep = float(self.fallback == "public")
+        count = tree.leaf_count * keep
+        nodes = tree_units(tree, count, np.nan_to_num(tree.leaf_label_mean) * count,
+                           np.zeros_like(count))
+        estimate = stable_cell_values(tree, nodes, cells, 1, self.y_bound_ ** 2, self.rule,
+                                      root_cells=root)
         self.cell_std_error_ = estimate.std_error
         return estimate.values[:, 0]
 
