@@ -49,7 +49,8 @@ x M^2, the R_j Gaussian with variance ``D_j^2 tau^2 + Var R_j``):
 * the root, when it has at most ``SMALL_ROOT`` = 4 histogram cells: with so few cells the
   chi^2 margin is as large as the private-feature effect it should detect (measured: 10% worse
   than eq (9) at epsilon 2 on a signal carried by the protected features), while the posterior
-  keeps part of a consistent effect; cells with too large a standard error still keep weight 0;
+  keeps part of a consistent effect; a cell whose standard error exceeds ``SE_MAX / 2 * M``
+  keeps weight 0 (a posterior weight is never exactly 0, so the bound is stricter);
 * a classifier (labels = debiased one-hot vectors, scale 1), everywhere: its loss is the error
   rate, which following a weak but unbiased vote cannot raise much where the fallback is
   undecided, while a weight of exactly 0 turns a near-tie into the fallback's guess.
@@ -210,9 +211,9 @@ def _posterior_weight(D, var, R2, scale):
     return (D[:, None] ** 2 * tau2[None, :] / spread) @ (post / post.sum())
 
 
-def _usable(var, D, scale):
-    """Units with information: a positive count and a standard error at most SE_MAX * M."""
-    return (D > 0) & (var <= SE_MAX**2 * scale * D * D)
+def _usable(var, D, scale, se_max=SE_MAX):
+    """Units with information: a positive count and a standard error at most se_max * M."""
+    return (D > 0) & (var <= se_max**2 * scale * D * D)
 
 
 def shrink(units, center, scale, budget, posterior=False, prune=None):
@@ -220,7 +221,8 @@ def shrink(units, center, scale, budget, posterior=False, prune=None):
 
     Returns ``(values, weight, variance)``: ``values = center + weight (N / D - center)``,
     ``weight`` in [0, 1] (1 where the unit is exact, 0 where ``D <= 0`` or, with ``prune``
-    (default: unless ``posterior``), where its standard error exceeds ``SE_MAX sqrt(scale)``),
+    (default: unless ``posterior``), where its standard error exceeds ``SE_MAX sqrt(scale)``,
+    half that with ``posterior``),
     and the estimated ``Var(N - center D)``. ``posterior``: posterior-mean weights instead of
     the thresholded tau^2.
     """
@@ -231,7 +233,8 @@ def shrink(units, center, scale, budget, posterior=False, prune=None):
     size = np.maximum(np.abs(units.numerator).sum(axis=1), D * np.abs(g).sum(axis=1))
     exact = (D > 0) & (var <= 1e-12 * (size * size + D * D))
     prune = (not posterior) if prune is None else prune
-    noisy = (_usable(var, D, scale) if prune else D > 0) & ~exact
+    se_max = SE_MAX / 2 if posterior else SE_MAX  # posterior weights never vanish: be stricter
+    noisy = (_usable(var, D, scale, se_max) if prune else D > 0) & ~exact
     safe = np.where(noisy, var, 1.0)
     tau2 = 0.0
     J = int(noisy.sum())
