@@ -43,7 +43,7 @@ keeps weight 0. These defaults (``TOLERANCE = 1e-3``, ``SE_MAX = 0.5``) were cho
 Section 5.1 simulation (benchmarks/bench_cell_estimate.py): stricter margins lost accuracy where
 the noise is moderate, looser ones let false alarms through where it is large.
 
-Two places use the posterior mean of ``w_j`` over tau^2 instead (log-uniform prior on [1e-4, 1]
+Two places use the posterior mean of ``w_j`` over tau^2 instead (log-uniform prior on [1e-3, 1]
 x M^2, the R_j Gaussian with variance ``D_j^2 tau^2 + Var R_j``):
 
 * the root, when it has at most ``SMALL_ROOT`` = 4 histogram cells: with so few cells the
@@ -198,12 +198,12 @@ def max_chi2_moments(k):
     return float(mean), float(second - mean * mean)
 
 
-_TAU2_GRID = np.geomspace(1e-4, 1.0, 41)
+_TAU2_GRID = np.geomspace(1e-3, 1.0, 31)
 
 
 def _posterior_weight(D, var, R2, scale):
     """Posterior mean of ``D^2 tau^2 / (D^2 tau^2 + Var R)`` over tau^2 (log-uniform on
-    [1e-4, 1] x scale), the units' R being N(0, D^2 tau^2 + Var R)."""
+    [1e-3, 1] x scale), the units' R being N(0, D^2 tau^2 + Var R)."""
     tau2 = scale * _TAU2_GRID
     spread = D[:, None] ** 2 * tau2[None, :] + var[:, None]
     loglik = -0.5 * (np.log(spread) + R2[:, None] / spread).sum(axis=0)
