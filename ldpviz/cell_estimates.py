@@ -179,6 +179,8 @@ def null_margin(J, noise, budget, null_mean=None, null_var=None):
     mean = float(J if null_mean is None else null_mean)
     var = float(2 * J if null_var is None else null_var)
     a, nu = var / (2 * mean), 2 * mean * mean / var
+    if noise * var <= budget * J * J:  # E[(Q - mean)_+^2] <= Var Q: no margin needed
+        return mean
     q = mean + np.sqrt(var) * _MARGIN_STEPS
     x = q / a
     cost = a * a * (nu * (nu + 2) * chdtrc(nu + 4, x) - 2 * x * nu * chdtrc(nu + 2, x)
@@ -304,13 +306,18 @@ def merge_leaves(tree, cells, n_hist, levels=None):
     """
     leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
     n_nodes, n_leaves = len(tree.feature), len(leaf_nodes)
-    merged = []
-    for field in cells:
-        leafwise = field.reshape((n_hist, n_leaves, *field.shape[1:]))
-        out = np.zeros((n_nodes, n_hist, *field.shape[1:]))
-        out[leaf_nodes] = np.swapaxes(leafwise[:, tree.leaf_id[leaf_nodes]], 0, 1)
-        out = np.swapaxes(accumulate(tree, out, levels), 0, 1)
-        merged.append(out.reshape((n_hist * n_nodes, *field.shape[1:])))
+    widths = [1 if f.ndim == 1 else f.shape[1] for f in cells]
+    flat = np.column_stack([f.reshape(n_hist, n_leaves, -1).transpose(1, 0, 2)
+                            .reshape(n_leaves, -1) for f in cells])
+    out = np.zeros((n_nodes, flat.shape[1]))
+    out[leaf_nodes] = flat[tree.leaf_id[leaf_nodes]]
+    out = accumulate(tree, out, levels)
+    merged, start = [], 0
+    for field, width in zip(cells, widths, strict=True):
+        block = out[:, start:start + n_hist * width].reshape(n_nodes, n_hist, width)
+        block = block.transpose(1, 0, 2).reshape(n_hist * n_nodes, width)
+        merged.append(block[:, 0] if field.ndim == 1 else block)
+        start += n_hist * width
     return UnitSums(*merged)
 
 
