@@ -236,18 +236,21 @@ def test_fig2b_histoftree_is_consistent_in_n_and_faster_with_fewer_private_featu
     m = _means(best, "n")
     assert (m.loc["HistOfTree s*=1"].diff().iloc[1:] < 0).all()  # strictly falls in n
     assert (m[20_000] < m[500]).all()  # consistency: more users, smaller error
-    # With four private features the best model soon ignores them (t = 1) and sits on the
-    # floor of the public features, 2 Var(sin U) ~ 0.123, flat within noise.
+    # With four private features eq (9) soon ignores them (t = 1) and sits on the floor of the
+    # public features, 2 Var(sin U) ~ 0.123; the stable cell estimate never does worse than that
+    # floor: at 20,000 users its t = 2 histogram gets below it (measured 0.088).
     var_sin = 0.5 - np.sin(2) / 4 - (1 - np.cos(1)) ** 2
-    assert abs(m.loc["HistOfTree s*=4", 20_000] - 2 * var_sin) < 0.02
+    assert m.loc["HistOfTree s*=4", 20_000] < 2 * var_sin
     gain = m[500] / m[20_000]
     assert gain["HistOfTree s*=1"] > 1.5 * gain["HistOfTree s*=4"]
 
 
 @pytest.mark.slow
 def test_fig2c_mse_is_u_shaped_in_the_depth():
+    # The paper's U shape is that of eq (9) as printed (the stable default does not explode).
     _, best = paper.figure2("fig2c", reps=3, seed=0, n_jobs=2, progress=False,
-                            ts=(1, 2), depths=(0, 1, 2, 4, 6, 8))
+                            ts=(1, 2), depths=(0, 1, 2, 4, 6, 8),
+                            grid={**paper.FIG2_RHO, "cell_estimate": ("paper",)})
     m = _means(best, "p")
     for series, curve in m.iterrows():
         assert 0 < curve.argmin() < len(curve) - 1, series  # an interior minimum
