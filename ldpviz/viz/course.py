@@ -106,3 +106,39 @@ def plot_potential_cells(partition, x, w, names=("$x_1$", "$x_2$"), title=None):
                ylabel=f"{names[1]} ({'hidden' if w[0, 1] else 'published'})",
                title=title or rf"$|\mathcal{{V}}_i| = {int(potential.sum())}$ potential cells")
     return fig
+
+
+def plot_cell_noise(fits, reference, std_error, title=None):
+    """Each cell's value minus a reference value, against the cell's standard error.
+
+    Shows why eq (9) explodes in sparse cells and what a variance-aware estimate does there.
+
+    Parameters
+    ----------
+    fits : dict of str to fitted HistOfTree
+        Estimates to compare on the same partition (e.g. ``cell_estimate="paper"`` and
+        ``"stable"`` fitted with the same seed), keyed by legend label.
+    reference : array of shape (n_cells,)
+        Each cell's reference value, e.g. the non-private mean of eq (3).
+    std_error : array of shape (n_cells,)
+        Each cell's standard error (``cell_std_error_`` of the stable fit).
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    markers = ["x", "o", "s", "^"]
+    with plt.rc_context(STYLE):
+        fig = plt.figure(figsize=(7.5, 3.8), layout="constrained")
+        plt.close(fig)
+        ax = fig.subplots()
+        for i, (name, fit) in enumerate(fits.items()):
+            ax.scatter(std_error, fit.cell_values_ - np.asarray(reference), s=16, label=name,
+                       marker=markers[i % len(markers)], color=COLORS[(i + 1) % len(COLORS)],
+                       alpha=1 if i == 0 else 0.6)
+        ax.axhline(0, color="0.5", lw=0.8)
+        ax.set(xlabel="standard error of the cell's ratio (9)", ylabel="cell value − reference",
+               title=title)
+        ax.legend(frameon=False, loc="lower left")
+    return fig
