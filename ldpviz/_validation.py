@@ -34,8 +34,8 @@ def check_int(value, name, low=0, high=None):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}.")
     if value < low or (high is not None and value > high):
-        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be in {bound}, got {value!r}.")
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be {bound}, got {value!r}.")
     return int(value)
 
 

@@ -19,3 +19,69 @@ PLOT_SIGNATURE = """(root) => Array.from((root || document).querySelectorAll('.j
   .filter(gd => gd.offsetParent !== null)
   .map(gd => JSON.stringify([gd.data, gd.layout.shapes, gd.layout.title]))
   .join('|')"""
+
+# Every visible plotly figure measured with the page's DOM: the figure against the box it is
+# shown in (the nearest ipywidgets box, else the output area) and the viewport, and every text
+# element (titles, panel titles and notes, axis titles, tick labels, legends, colour bars)
+# against the figure, against each other and against the plot areas. Returns one record per
+# figure: its size, its box's size, whether it is "wide" (uses the box's width) and a list of
+# problems (empty when the figure is whole and legible).
+FIGURE_LAYOUT = r"""(root) => {
+  const TOL = 1.5;
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, w: r.width, h: r.height}; };
+  const r1 = (b) => [b.x0, b.y0, b.x1, b.y1].map(Math.round).join(',');
+  const inside = (a, b) => a.x0 >= b.x0 - TOL && a.x1 <= b.x1 + TOL
+                        && a.y0 >= b.y0 - TOL && a.y1 <= b.y1 + TOL;
+  const overlap = (a, b) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) - TOL)
+                          * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) - TOL);
+  const shown = (e) => { const s = getComputedStyle(e);
+    if (s.display === 'none' || s.visibility === 'hidden' || +s.opacity === 0) return false;
+    const r = e.getBoundingClientRect(); return r.width > 0.5 && r.height > 0.5; };
+  const label = (e) => (e.textContent || '').trim().slice(0, 40);
+  const viewport = document.documentElement.clientWidth;
+  const results = [];
+  for (const gd of (root || document).querySelectorAll('.js-plotly-plot')) {
+    if (gd.offsetParent === null) continue;
+    const container = gd.querySelector('.svg-container');
+    if (!container) continue;
+    const fig = rect(container);
+    const holder = gd.parentElement.closest('.widget-box, .jp-OutputArea-output');
+    const box = rect(holder || document.body);
+    const problems = [];
+    if (fig.x0 < box.x0 - TOL || fig.x1 > box.x1 + TOL)
+      problems.push(`figure ${r1(fig)} wider than its box ${r1(box)}`);
+    if (fig.x1 > viewport + TOL)
+      problems.push(`figure ends at ${Math.round(fig.x1)}, beyond the viewport ${viewport}`);
+    // what is drawn: the plot areas, and every label, which must stay inside the figure,
+    // off the plot areas and off every other label
+    const areas = Array.from(gd.querySelectorAll('.nsewdrag, .gl-container > div'))
+      .filter(shown).map(rect);
+    const items = [];
+    const add = (e, kind) => { if (shown(e)) items.push({b: rect(e), kind, text: label(e)}); };
+    gd.querySelectorAll('.infolayer .gtitle').forEach(e => add(e, 'title'));
+    gd.querySelectorAll('.annotation').forEach(e => add(e, 'panel title or note'));
+    gd.querySelectorAll('.infolayer g[class$="title"]').forEach(e => {
+      if (/^g-[xy]\d*title$/.test(e.getAttribute('class'))) add(e, 'axis title'); });
+    gd.querySelectorAll('.xaxislayer-above g[class$="tick"] text')
+      .forEach(e => add(e, 'tick label'));
+    gd.querySelectorAll('.yaxislayer-above g[class$="tick"] text')
+      .forEach(e => add(e, 'tick label'));
+    gd.querySelectorAll('.infolayer > g[class^="legend"]').forEach(e => add(e, 'legend'));
+    gd.querySelectorAll('.infolayer .colorbar').forEach(e => add(e, 'colour bar'));
+    for (const item of items) {
+      const what = `${item.kind} "${item.text}" ${r1(item.b)}`;
+      if (!inside(item.b, fig)) problems.push(`${what} clipped by the figure ${r1(fig)}`);
+      for (const area of areas)
+        if (overlap(item.b, area) > 0) problems.push(`${what} overlaps a plot area ${r1(area)}`);
+    }
+    for (let i = 0; i < items.length; i++)
+      for (let j = i + 1; j < items.length; j++)
+        if (overlap(items[i].b, items[j].b) > 0)
+          problems.push(`${items[i].kind} "${items[i].text}" overlaps `
+                        + `${items[j].kind} "${items[j].text}"`);
+    results.push({figure: [Math.round(fig.w), Math.round(fig.h)], box: Math.round(box.w),
+                  wide: fig.w >= 0.85 * box.w, problems});
+  }
+  return results;
+}"""
