@@ -202,7 +202,7 @@ def test_epsilon_moves_in_readable_log_steps(make):
     ratios = np.diff(np.log2(values))
     assert len(values) >= 10 and ratios.max() <= 1.0 and ratios.min() >= 0.4
     assert all(f"{v:g}" == label and len(label) <= 5 for label, v in slider.options)
-    assert slider.layout.grid_column == "1 / -1"  # a whole row: a long track
+    assert slider.wide and slider.layout.width == "100%"  # a row of its own: a long track
 
 
 # ----------------------------------------------------------------------------------------------
@@ -321,3 +321,15 @@ def test_bcdp_error_bars_stay_on_the_log_axis():
     for trace in (fig.data[3], fig.data[5]):
         bottoms = np.asarray(trace.y) - np.asarray(trace.error_y.arrayminus)
         assert np.all(bottoms >= low * 0.999) and np.all(bottoms > 0)
+
+
+def test_plotly_code_travels_once_per_kernel():
+    from ldpviz.viz import _explorer
+
+    figures = [fig for make in (widgets.lambda_explorer, widgets.tradeoff_explorer)
+               for fig in make().figures]
+    assert _explorer.SHARED_BUNDLE is not None, "plotly's bundle no longer ends as expected"
+    assert all(len(fig._esm) < 2_000 for fig in figures)  # not plotly's 5 MB each
+    bundle = _explorer.PlotlyBundle.shared()
+    assert len(bundle._esm) > 1_000_000 and _explorer.PLOTLY_KEY in bundle._esm
+    assert _explorer.PLOTLY_KEY in figures[0]._esm

@@ -8,15 +8,19 @@ tick labels, axis titles, legends and colour bars keep their room at any width.
 
 from __future__ import annotations
 
+import re
 import time
 from copy import deepcopy
 from dataclasses import dataclass
+from pathlib import Path
 
 import anywidget
 import ipywidgets as W
 import numpy as np
+import plotly
 import plotly.graph_objects as go
 import traitlets
+from plotly.serializers import custom_serializers
 
 FONT = {"size": 15}
 TITLE_FONT = {"size": 18}
@@ -254,9 +258,118 @@ class Panels:
         return out, colorbars
 
 
+# ----------------------------------------------------------------------------------------------
+# plotly's widget code, loaded once per page
+# ----------------------------------------------------------------------------------------------
+# plotly's FigureWidget ships its whole front-end bundle (5 MB: plotly.js and the widget) with
+# every figure, and the page evaluates it once per figure. anywidget gives a widget 2 s to load
+# and initialize: a page that loads several figures at once (a notebook in Voila) or a busy
+# machine misses that, and such a figure silently ignores every later update from the kernel.
+# Here the bundle travels once, in one invisible widget (PlotlyBundle) that puts plotly's
+# widget factory on ``window``; each Figure carries a few lines that initialize at once and
+# draw as soon as the factory is there.
+PLOTLY_KEY = f"plotly-{plotly.__version__}"
+_BUNDLE = Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
+_EXPORT = re.compile(r"export\s*\{([^{}]*\bas\s+default\b[^{}]*)\}\s*;?")
+
+
+def _shared_bundle():
+    """plotly's widget bundle, exporting its factory on ``window`` (None if its last export
+    statement cannot be read: figures then carry plotly's own bundle)."""
+    text = _BUNDLE.read_text(encoding="utf-8")
+    matches = list(_EXPORT.finditer(text))
+    if not matches:
+        return None
+    names = dict(reversed(part.split(" as ")) for part in
+                 (p.strip() for p in matches[-1].group(1).split(",")) if " as " in part)
+    if "default" not in names:
+        return None
+    share = (f';(window.__ldpvizPlotly = window.__ldpvizPlotly || {{}})["{PLOTLY_KEY}"] = '
+             f'{names["default"]};\nexport default {{ render() {{}} }};\n')
+    return text[:matches[-1].start()] + share + text[matches[-1].end():]
+
+
+SHARED_BUNDLE = _shared_bundle()
+FIGURE_ESM = """
+const loaded = new Promise((resolve) => {
+  const look = () => {
+    const factory = (window.__ldpvizPlotly || {})["PLOTLY_KEY"];
+    factory ? resolve(factory) : setTimeout(look, 20);
+  };
+  look();
+});
+export default () => {
+  let widget = null, started = null;
+  return {
+    initialize(context) {  // at once: plotly's own initialize runs when its code is there
+      started = loaded.then((factory) => {
+        widget = factory();
+        return widget.initialize(context);
+      });
+    },
+    async render(context) {
+      await started;
+      return widget.render(context);
+    },
+  };
+};
+""".replace("PLOTLY_KEY", PLOTLY_KEY)
+
+
+class PlotlyBundle(anywidget.AnyWidget):
+    """The invisible widget that brings plotly's widget code to the page, once per kernel."""
+
+    _esm = SHARED_BUNDLE or "export default { render() {} };"
+    instance = None
+
+    @classmethod
+    def shared(cls):
+        if cls.instance is None:
+            cls.instance = cls()
+        return cls.instance
+
+
+def _report_trait():
+    return traitlets.Dict(allow_none=True).tag(sync=True, echo_update=False,
+                                                **custom_serializers)
+
+
+class Figure(go.FigureWidget):
+    """A plotly FigureWidget for the explorers: lighter on the kernel, and never left behind.
+
+    After every redraw the browser reports the defaults plotly filled in (``traceDeltas``);
+    plotly's handler merges them into Python-side defaults, which takes the kernel tens to
+    hundreds of milliseconds per redraw, during which it cannot take the next slider value,
+    and ipywidgets echoes each report back to the browser. The explorers never read those
+    defaults: here a report only closes the edit it answers, and nothing is echoed.
+    Interactions (rotating a 3-D scene, zooming) still reach Python.
+
+    Its front-end code is plotly's, shared through :class:`PlotlyBundle`.
+    """
+
+    if SHARED_BUNDLE is not None:
+        _esm = FIGURE_ESM
+
+    _js2py_traceDeltas = _report_trait()
+    _js2py_relayout = _report_trait()
+    _js2py_restyle = _report_trait()
+    _js2py_update = _report_trait()
+
+    def __init__(self, *args, **kwargs):
+        PlotlyBundle.shared()  # the page gets plotly's code before (or with) this figure
+        super().__init__(*args, **kwargs)
+
+    @traitlets.observe("_js2py_traceDeltas")
+    def _handler_js2py_traceDeltas(self, change):
+        if not change["new"]:
+            return
+        if change["new"]["trace_edit_id"] == self._last_trace_edit_id:
+            self._trace_edit_in_process = False
+
+
 def new_figure(panels, title, traces, **layout):
-    """A FigureWidget with one axis pair (or scene) per panel, laid out by ``panels``."""
-    fig = go.FigureWidget()
+    """A :class:`Figure` with one axis pair (or scene) per panel, laid out by ``panels``."""
+    fig = Figure()
     for i, panel in enumerate(panels.panels):
         n = "" if i == 0 else str(i + 1)
         if panel.kind == "xy":
@@ -304,6 +417,8 @@ def fit_width(fig, width):
         for trace in fig.data:
             if "colorbar" in trace and _panel_of(trace) in colorbars:
                 trace.colorbar.update(colorbars[_panel_of(trace)])
+    # A view whose code is still loading misses the relayout message: it will start from this.
+    fig._widget_layout = deepcopy(fig._layout_obj._props)
 
 
 def _same(a, b):
@@ -324,11 +439,27 @@ def set_trace(trace, **props):
         trace.update(changed)
 
 
-def set_shapes(layout, shapes):
-    """Replace the layout's shapes only if they changed."""
-    if [s.to_plotly_json() for s in layout.shapes] != [go.layout.Shape(s).to_plotly_json()
-                                                      for s in shapes]:
-        layout.shapes = shapes
+def set_shapes(fig, shapes):
+    """Replace the figure's shapes (plain dicts) only if they changed."""
+    if getattr(fig, "_ldpviz_shapes", None) != shapes:
+        fig.layout.shapes = shapes
+        fig._ldpviz_shapes = shapes
+
+
+def vline(index, name=None, color=BLACK, dash="dot"):
+    """A vertical line on panel ``index``, as a trace (moving it redraws no layout); its
+    legend entry below the panel if it has a ``name``."""
+    return on_panel(go.Scatter(mode="lines", name=name or "", hoverinfo="skip",
+                               line={"color": color, "dash": dash, "width": 2.5}),
+                    index, "panel" if name else None)
+
+
+def set_vline(trace, x, values, log=False):
+    """Place a :func:`vline` at ``x``, spanning the finite (on a ``log`` axis: positive)
+    ``values`` of its panel."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & ((values > 0) | (not log))]
+    set_trace(trace, x=[x, x], y=[float(values.min()), float(values.max())])
 
 
 def _panel_of(trace):
@@ -413,10 +544,13 @@ def gamma_slider(value=1.0):
 
 
 def choice_slider(description, options, value, continuous=True, wide=False):
-    """A slider over labelled values, e.g. ``[("1,000", 1000), ...]``."""
-    return W.SelectionSlider(options=options, value=value, description=description,
-                             continuous_update=continuous, style=CONTROL_STYLE,
-                             layout=_control_layout(wide))
+    """A slider over labelled values, e.g. ``[("1,000", 1000), ...]``; a ``wide`` one gets a
+    row of its own in an explorer (a long track)."""
+    slider = W.SelectionSlider(options=options, value=value, description=description,
+                               continuous_update=continuous, style=CONTROL_STYLE,
+                               layout=_control_layout(wide))
+    slider.wide = wide
+    return slider
 
 
 def int_slider(description, value, low, high, step=1, continuous=True):
@@ -443,7 +577,7 @@ def toggle(description, options, value):
 
 
 def _control_layout(wide=False):
-    return W.Layout(width="auto", min_width="0", grid_column="1 / -1" if wide else None)
+    return W.Layout(width="100%" if wide else "auto", min_width="0")
 
 
 def readout_html(items):
@@ -458,8 +592,8 @@ def readout_html(items):
 class Explorer(W.VBox):
     """A VBox with named ``controls``, its ``figures``, a ``readout`` and an ``update`` hook.
 
-    Controls sit in a grid that wraps with the width (the ε slider spans the whole row: a long
-    track); the figures follow the width of the box (:class:`WidthProbe`). Sliders update
+    Controls sit in a grid that wraps with the width (the ε slider has a row of its own: a
+    long track); the figures follow the width of the box (:class:`WidthProbe`). Sliders update
     while they move: the front end keeps at most one change of a slider in flight and merges
     the later ones into the next message, so the kernel never works through a backlog and the
     latest value always wins. ``last_update_seconds`` is the kernel-side time of the last
@@ -478,10 +612,12 @@ class Explorer(W.VBox):
         header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
                         + (f"<div style='font-size:14px;color:#444'>{note}</div>" if note
                            else ""))
-        grid = W.GridBox(list(controls.values()) + list(extra or []), layout=W.Layout(
-            grid_template_columns="repeat(auto-fill, minmax(330px, 1fr))",
-            grid_gap="2px 18px", width="100%"))
-        body = [header, grid, readout, self.probe, *(panels or figures)]
+        wide = [w for w in controls.values() if getattr(w, "wide", False)]
+        grid = W.GridBox([w for w in controls.values() if w not in wide] + list(extra or []),
+                         layout=W.Layout(grid_template_columns="repeat(auto-fill, minmax(330px,"
+                                                               " 1fr))",
+                                         grid_gap="2px 18px", width="100%"))
+        body = [header, *wide, grid, readout, self.probe, *(panels or figures)]
         super().__init__(body, layout=W.Layout(width="100%", min_width="0"))
         for widget in controls.values():
             if hasattr(widget, "value"):

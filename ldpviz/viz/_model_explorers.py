@@ -26,6 +26,7 @@ from ._explorer import (
     on_panel,
     readout_html,
     retitle,
+    set_trace,
     set_y_title,
     toggle,
 )
@@ -84,15 +85,15 @@ def _mask_traces():
 
 def _draw_mask(fig, out, n):
     """Traces 0-2: the mask, its histogram axes and the chosen user's row."""
-    fig.data[0].update(z=out["mask_image"], x=list(range(views.D)), y=out["mask_rows"])
+    set_trace(fig.data[0], z=out["mask_image"], x=list(range(views.D)), y=out["mask_rows"])
     xs, ys = [], []
     for a in out["hist_axes"]:
         xs += [a - 0.5, a + 0.5, a + 0.5, a - 0.5, a - 0.5, None]
         ys += [0, 0, n - 1, n - 1, 0, None]
-    fig.data[1].update(x=xs, y=ys)
+    set_trace(fig.data[1], x=xs, y=ys)
     user = out["user"]
-    fig.data[2].update(x=[-0.5, views.D - 0.5] if user else [],
-                       y=[user["index"]] * 2 if user else [], visible=user is not None)
+    set_trace(fig.data[2], x=[-0.5, views.D - 0.5] if user else [],
+              y=[user["index"]] * 2 if user else [], visible=user is not None)
 
 
 def partition_explorer(n=10_000):
@@ -154,14 +155,14 @@ def partition_explorer(n=10_000):
         user = out["user"]
         with fig.batch_update():
             _draw_mask(fig, out, n)
-            fig.data[3].update(x=out["u"], y=out["v"], z=out["z"])
-            fig.data[4].update(x=out["edge_x"], y=out["edge_y"])
-            fig.data[5].update(x=out["point_x"], y=out["point_y"])
-            fig.data[6].update(x=user["edge_x"] if user else [],
-                               y=user["edge_y"] if user else [], visible=user is not None)
+            set_trace(fig.data[3], x=out["u"], y=out["v"], z=out["z"])
+            set_trace(fig.data[4], x=out["edge_x"], y=out["edge_y"])
+            set_trace(fig.data[5], x=out["point_x"], y=out["point_y"])
+            set_trace(fig.data[6], x=user["edge_x"] if user else [],
+                      y=user["edge_y"] if user else [], visible=user is not None)
             point = user["point"] if user else None
-            fig.data[7].update(x=[point[c["x_axis"]]] if user else [],
-                               y=[point[c["y_axis"]]] if user else [], visible=user is not None)
+            set_trace(fig.data[7], x=[point[c["x_axis"]]] if user else [],
+                      y=[point[c["y_axis"]]] if user else [], visible=user is not None)
             others = [a for a in range(views.D) if a not in (c["x_axis"], c["y_axis"])]
             at = ", ".join(f"x{a + 1} = {out['slice_at'][a]:.2f}" for a in others)
             retitle(fig.layout, f"Combined partition on the slice {at}")
@@ -294,7 +295,7 @@ def surface_explorer():
         xtitle, ytitle = _axis_title(0, out, personal), _axis_title(4, out, personal)
         with fig.batch_update():
             for trace, key in zip(fig.data, ("truth", "private", "nonprivate"), strict=True):
-                trace.update(x=out["u"], y=out["v"], z=out[key])
+                set_trace(trace, x=out["u"], y=out["v"], z=out[key])
             if show_heat:
                 for i in range(3):
                     n = "" if i == 0 else str(i + 1)

@@ -6,7 +6,6 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import bcdp
 from . import views
 from ._explorer import (
     BLACK,
@@ -133,8 +132,8 @@ def bcdp_explorer():
     def update():
         c = {k: w.value for k, w in controls.items()}
         k = min(c["k"], c["d"])
-        out = bcdp.bcdp_explorer_data(epsilon=c["epsilon"], delta=c["delta"], k=k, q=c["q"],
-                                      zeta=c["zeta"], n=c["n"], d=c["d"])
+        out = views.bcdp_view(epsilon=c["epsilon"], delta=c["delta"], k=k, q=c["q"],
+                              zeta=c["zeta"], n=c["n"], d=c["d"])
         coords = np.arange(1, c["d"] + 1)
         extent = []
         with fig.batch_update():

@@ -29,17 +29,9 @@ from ._explorer import (
     set_log_ticks,
     set_shapes,
     set_trace,
+    set_vline,
+    vline,
 )
-
-
-def _vline(x, panel, color=BLACK, dash="dot", name=None, legend=None):
-    """A vertical line across a panel, optionally with a legend entry."""
-    n = "" if panel == 0 else str(panel + 1)
-    shape = {"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "xref": f"x{n}",
-             "yref": f"y{n} domain", "line": {"color": color, "dash": dash, "width": 2.5}}
-    if name:
-        shape.update(name=name, showlegend=True, legend=legend or f"legend{n}")
-    return shape
 
 
 def _terms(panel):
@@ -70,7 +62,10 @@ def lambda_explorer(n=10_000, epsilon=4.0):
                             showscale=False, name="W", hoverinfo="skip"), 0, None),
         on_panel(go.Scatter(mode="lines+markers", name="δ(p)",
                             line={"color": ORANGE, "width": 2.5}), 1),
+        vline(1, "your depth p"),
         *_terms(2),
+        vline(2, "p*, the best depth", PURPLE, "dash"),
+        vline(2),
     ]
     fig = new_figure(panels, "Personalized privacy: how the tail of W sets λ*", traces)
     fig.layout.xaxis.update(title_text="feature", tickvals=list(range(views.D)),
@@ -87,19 +82,20 @@ def lambda_explorer(n=10_000, epsilon=4.0):
                                 epsilon=epsilon)
         shapes = [{"type": "rect", "xref": "x", "yref": "y domain", "x0": a - 0.5,
                    "x1": a + 0.5, "y0": 0, "y1": 1, "line": {"color": ORANGE, "width": 4},
-                   "name": "histogram axes",
-                   "showlegend": i == 0, "legend": "legend"}
+                   "name": "histogram axes", "showlegend": i == 0, "legend": "legend"}
                   for i, a in enumerate(out["hist_axes"])]
-        shapes += [_vline(c["depth"], 1, name="your depth p"), _vline(c["depth"], 2),
-                   _vline(out["p_star"], 2, PURPLE, "dash", name="p*, the best depth")]
+        terms = np.r_[out["term1"], out["term2"], out["total"]]
         with fig.batch_update():
             set_trace(fig.data[0], z=out["mask"], x=list(range(views.D)), y=out["mask_rows"])
             set_trace(fig.data[1], x=out["p"], y=out["delta"])
-            for trace, key in zip(fig.data[2:], ("term1", "term2", "total"), strict=True):
+            set_vline(fig.data[2], c["depth"], out["delta"], log=True)
+            for trace, key in zip(fig.data[3:6], ("term1", "term2", "total"), strict=True):
                 set_trace(trace, x=out["p"], y=out[key])
+            set_vline(fig.data[6], out["p_star"], terms, log=True)
+            set_vline(fig.data[7], c["depth"], terms, log=True)
             set_log_ticks(fig.layout.yaxis2, out["delta"])
-            set_log_ticks(fig.layout.yaxis3, np.r_[out["term1"], out["term2"], out["total"]])
-            set_shapes(fig.layout, shapes)
+            set_log_ticks(fig.layout.yaxis3, terms)
+            set_shapes(fig, shapes)
         readout.value = readout_html([
             ("p* (dashed)", int(out["p_star"])), ("λ*", f"{out['lambda_star']:.3f}"),
             (f"log₂δ(p)/p at p = {c['depth']} (dotted)", f"{out['lambda_at_depth']:.3f}"),
@@ -130,16 +126,19 @@ def tradeoff_explorer():
                      Panel("rate exponent (13) against s", legend=3), bounds])
     traces = [
         *_terms(0),
+        vline(0, "p* for this s", PURPLE, "dash"),
         on_panel(go.Scatter(mode="lines+markers", name="rate exponent (13)",
                             line={"color": ORANGE, "width": 2.5}), 1),
         on_panel(go.Scatter(mode="markers", name="s chosen by (15)",
                             marker={"size": 18, "symbol": "star", "color": PURPLE}), 1),
+        vline(1, "your s"),
         on_panel(go.Scatter(mode="lines", name="upper bound (13)",
                             line={"color": PURPLE, "width": 3}), 2),
         on_panel(go.Scatter(mode="lines", name="(13) where it is not claimed",
                             line={"color": PURPLE, "width": 2, "dash": "dot"}), 2),
         on_panel(go.Scatter(mode="lines", name="lower bound (10)",
                             line={"color": BLACK, "dash": "dash", "width": 2.5}), 2),
+        vline(2, "your ε"),
     ]
     fig = new_figure(panels, "The privacy-utility trade-off of Theorems 4.2 and 4.3", traces)
     fig.layout.xaxis.title.text = "depth p"
@@ -163,23 +162,25 @@ def tradeoff_explorer():
         if bounds.note != note:
             bounds.note = note
             refit(fig)
+        terms = np.r_[out["term1"], out["term2"], out["total"]]
+        extent = np.r_[upper, out["lower"]]
         with fig.batch_update():
             for trace, key in zip(fig.data[:3], ("term1", "term2", "total"), strict=True):
                 set_trace(trace, x=out["p"], y=out[key])
-            set_trace(fig.data[3], x=out["s_values"], y=out["exponents"])
-            set_trace(fig.data[4], x=[sel], y=[out["exponents"][sel]])
-            set_trace(fig.data[5], x=eps[claimed], y=upper[claimed])
-            set_trace(fig.data[6], x=eps[max(edge - 1, 0):], y=upper[max(edge - 1, 0):])
-            set_trace(fig.data[7], x=eps, y=out["lower"])
-            set_log_ticks(fig.layout.yaxis, np.r_[out["term1"], out["term2"], out["total"]])
-            set_log_ticks(fig.layout.yaxis3, np.r_[upper, out["lower"]])
-            set_shapes(fig.layout, [
-                _vline(out["p_star"], 0, PURPLE, "dash", name="p* for this s"),
-                _vline(c["s"], 1, name="your s"),
-                _vline(c["epsilon"], 2, name="your ε"),
-                {"type": "rect", "xref": "x3", "yref": "y3 domain", "x0": min(eps_max, 64),
-                 "x1": 64, "y0": 0, "y1": 1, "fillcolor": GREY, "opacity": 0.15,
-                 "line": {"width": 0}, "layer": "below"}])
+            set_vline(fig.data[3], out["p_star"], terms, log=True)
+            set_trace(fig.data[4], x=out["s_values"], y=out["exponents"])
+            set_trace(fig.data[5], x=[sel], y=[out["exponents"][sel]])
+            set_vline(fig.data[6], c["s"], out["exponents"])
+            set_trace(fig.data[7], x=eps[claimed], y=upper[claimed])
+            set_trace(fig.data[8], x=eps[max(edge - 1, 0):], y=upper[max(edge - 1, 0):])
+            set_trace(fig.data[9], x=eps, y=out["lower"])
+            set_vline(fig.data[10], c["epsilon"], extent, log=True)
+            set_log_ticks(fig.layout.yaxis, terms)
+            set_log_ticks(fig.layout.yaxis3, extent)
+            set_shapes(fig, [{"type": "rect", "xref": "x3", "yref": "y3 domain",
+                              "x0": min(eps_max, 64), "x1": 64, "y0": 0, "y1": 1,
+                              "fillcolor": GREY, "opacity": 0.15, "line": {"width": 0},
+                              "layer": "below"}])
         readout.value = readout_html([
             ("p* for this s", int(out["p_star"])), ("λ*", f"{out['lambda_star']:.3f}"),
             ("(15) selects", f"s = {sel}, p = {out['p_selected']}"),

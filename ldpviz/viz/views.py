@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import theory
+from .. import bcdp, theory
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..estimators import HistOfTree
 from ..masks import aligned_mask, gamma_mask
@@ -29,7 +29,7 @@ from ..mechanisms import (
 D = 5
 GRID = 80  # points per axis of a 2-D slice: fine enough to show every cell edge at depth <= 8
 N_TEST = 2000
-N_POINTS_SHOWN = 300
+N_POINTS_SHOWN = 200
 MASK_ROWS_SHOWN = 200  # rows of W drawn as an image; the mask is sorted, so a strided sample
 EPSILON_GRID = np.exp2(np.linspace(-2, 6, 33))  # 0.25 .. 64 for bound-vs-epsilon curves
 
@@ -42,6 +42,14 @@ def _paper_data(n, seed):
     for a in (X, y, X_test):
         a.setflags(write=False)
     return X, y, X_test
+
+
+def _read_only(out):
+    """Make the arrays of a cached result read-only (a caller cannot corrupt the cache)."""
+    for value in out.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return out
 
 
 def slice_grid(x_axis, y_axis, hold, size=GRID, d=D):
@@ -249,6 +257,7 @@ def _gamma_profile(n, d, gamma):
     return theory.mask_profile(gamma_mask(n, d, gamma))
 
 
+@lru_cache(maxsize=128)  # sliders revisit settings: a revisit is instant (do not modify)
 def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     """The mask W_gamma, delta(p), the objective (11) against p, and lambda* (eqs 11-13).
 
@@ -265,7 +274,7 @@ def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     p = np.arange(1, theory.default_p_max(n) + 1, dtype=float)
     curve = theory.objective_curve(profile, s, n, epsilon, p=p)
     p_star, lam_star = theory.best_depth(profile, s, n, epsilon)
-    return {
+    return _read_only({
         "mask": W[rows].astype(int), "mask_rows": rows,
         "hist_axes": tuple(int(a) for a in profile.ranking[:s]),
         "p": p, "delta": np.exp2(profile.log2_delta(s, p)),
@@ -274,9 +283,23 @@ def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
         "lambda_at_depth": float(profile.log2_delta(s, depth) / depth) if depth > 0 else 0.0,
         "exponent": float(theory.upper_rate_exponent(d, s, lam_star)),
         "share_protecting": np.bincount(W.sum(axis=1), minlength=d + 1) / n,
-    }
+    })
 
 
+@lru_cache(maxsize=64)  # they do not depend on the epsilon chosen: computed once per (n, s)
+def _bounds_in_epsilon(n, d, s, gamma):
+    """Upper bound (13), each epsilon with its own lambda*, and lower bound (10) on
+    EPSILON_GRID (read-only)."""
+    profile = _gamma_profile(n, d, gamma)
+    lams = np.array([theory.best_depth(profile, s, n, e)[1] for e in EPSILON_GRID])
+    upper = theory.upper_bound(n, EPSILON_GRID, d, s, lams)
+    lower = theory.lower_bound(n, EPSILON_GRID, d, s)
+    for a in (upper, lower):
+        a.setflags(write=False)
+    return upper, lower
+
+
+@lru_cache(maxsize=128)  # sliders revisit settings: a revisit is instant (do not modify)
 def tradeoff_view(epsilon=2.0, s=1, gamma=1.0, n=10_000, d=D):
     """The bound trade-offs of Section 4: terms of (11) vs p, rate vs s, bounds vs epsilon.
 
@@ -296,17 +319,23 @@ def tradeoff_view(epsilon=2.0, s=1, gamma=1.0, n=10_000, d=D):
     exponents = [theory.upper_rate_exponent(d, k, theory.best_depth(profile, k, n, epsilon)[1])
                  for k in range(d)] + [theory.upper_rate_exponent(d, d, 0.0)]
     s_sel, p_sel = theory.select_s_p(profile, n, epsilon)
-    lams = np.array([theory.best_depth(profile, s, n, e)[1] for e in EPSILON_GRID])
-    return {
+    upper, lower = _bounds_in_epsilon(int(n), int(d), int(s), float(gamma))
+    return _read_only({
         "p": p, "term1": curve.term1, "term2": curve.term2, "total": curve.total,
         "p_star": p_star, "lambda_star": lam_star,
         "s_values": np.arange(d + 1), "exponents": np.array(exponents),
         "s_selected": s_sel, "p_selected": p_sel,
         "epsilons": EPSILON_GRID,
-        "upper": theory.upper_bound(n, EPSILON_GRID, d, s, lams),
-        "lower": theory.lower_bound(n, EPSILON_GRID, d, s),
+        "upper": upper, "lower": lower,
         "epsilon_max": float((n / np.log(n)) ** (s / (1 + d - s))),
-    }
+    })
+
+
+@lru_cache(maxsize=128)
+def bcdp_view(epsilon=2.0, delta=0.2, k=2, q=0.01, zeta=0.5, n=2000, d=10):
+    """:func:`ldpviz.bcdp.bcdp_explorer_data` (the Figure 3 setting of the BCDP paper) at one
+    setting, cached: sliders revisit settings. Do not modify the result."""
+    return bcdp.bcdp_explorer_data(epsilon=epsilon, delta=delta, k=k, q=q, zeta=zeta, n=n, d=d)
 
 
 def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):

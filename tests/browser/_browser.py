@@ -1,5 +1,6 @@
 """What the browser tests share: the repository root and JavaScript probes of the page."""
 
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +86,39 @@ FIGURE_LAYOUT = r"""(root) => {
   }
   return results;
 }"""
+
+# The sizes the figures are checked at (width x height of the browser's viewport).
+VIEWPORTS = [(1366, 768), (1024, 768)]
+
+
+def _fitted(results):
+    return results and all(r["wide"] and not any("wider than" in p for p in r["problems"])
+                           for r in results)
+
+
+def check_layout(page, where, root=None, timeout=30.0):
+    """Measure every visible figure (under ``root``) once the figures have followed their box.
+
+    A resize reaches the kernel, which lays the figures out again: wait until every figure
+    is as wide as its box (or ``timeout`` s), then fail on any problem FIGURE_LAYOUT finds.
+    Returns the measurements.
+    """
+    handle = root.element_handle() if root is not None else None
+    deadline = time.monotonic() + timeout
+    results = page.evaluate(FIGURE_LAYOUT, handle)
+    while not _fitted(results) and time.monotonic() < deadline:
+        time.sleep(0.25)
+        results = page.evaluate(FIGURE_LAYOUT, handle)
+    time.sleep(0.3)  # let a last relayout land
+    results = page.evaluate(FIGURE_LAYOUT, handle)
+    assert results, f"{where}: no visible figure"
+    problems = [f"figure {i + 1} ({r['figure'][0]} x {r['figure'][1]} px in a "
+                f"{r['box']} px box): {p}" for i, r in enumerate(results) for p in r["problems"]]
+    problems += [f"figure {i + 1} is {r['figure'][0]} px wide in a {r['box']} px box "
+                 "(under 85%)" for i, r in enumerate(results) if not r["wide"]]
+    assert not problems, f"{where}:\n  " + "\n  ".join(problems)
+    return results
+
+
+def resize(page, width, height=768):
+    page.set_viewport_size({"width": width, "height": height})

@@ -74,9 +74,10 @@ def _server(argv, url, log_path, env=None, timeout=120):
 
 @pytest.fixture(scope="session")
 def voila_url(tmp_path_factory):
-    """The app (notebooks/app.ipynb) served by Voila with ldpviz's offline-safe template."""
+    """Voila with ldpviz's offline-safe template on notebooks/: the app is at
+    ``{url}voila/render/app.ipynb``, a course notebook at ``{url}voila/render/<name>``."""
     port = _free_port()
-    argv = [str(BIN / "voila"), "notebooks/app.ipynb", "--no-browser", f"--port={port}",
+    argv = [str(BIN / "voila"), "notebooks/", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1", "--template=ldpviz"]
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
     log = tmp_path_factory.mktemp("voila") / "voila.log"
@@ -141,7 +142,8 @@ class Page:
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    """A 1366 x 768 page (a laptop, or a projector's common resolution)."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
     try:
         yield Page(context.new_page())
     finally:
