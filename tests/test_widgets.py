@@ -217,7 +217,7 @@ def test_partition_explorer_shows_the_personalized_protocol():
     assert not explorer.controls["gamma"].disabled and explorer.controls["hold"].disabled
     assert "histogram axes" in explorer.controls["s_star"].description
     assert fig.data[6].visible and len(fig.data[6].x) >= 6  # V_i outlined
-    assert "|V_i|" in explorer.readout.value
+    assert "|V<sub>i</sub>|" in explorer.readout.value
     assert "protect it" in fig.layout.xaxis2.title.text
     before = np.array(fig.data[3].z)
     explorer.controls["gamma"].value = 0.25
@@ -225,7 +225,7 @@ def test_partition_explorer_shows_the_personalized_protocol():
     users = []
     for k in range(1, 6):
         explorer.controls["user"].value = k
-        users.append(int(explorer.readout.value.split("|V_i| = ")[1].split()[0]))
+        users.append(int(explorer.readout.value.split("| = ")[1].split()[0]))
     assert users == sorted(users) and users[0] < users[-1]
 
 

@@ -22,6 +22,8 @@ import plotly.graph_objects as go
 import traitlets
 from plotly.serializers import custom_serializers
 
+from . import views
+
 FONT = {"size": 15}
 TITLE_FONT = {"size": 18}
 PANEL_TITLE_FONT = {"size": 15}
@@ -124,7 +126,7 @@ class Panels:
     reflows in place.
     """
 
-    TITLE_H = 30  # a panel title above the plot
+    TITLE_H = 34  # a panel title above the plot
     AXIS_H = 62  # x tick labels and x-axis title below the plot
     LEGEND_ROW = 23
     NOTE_LINE = 19
@@ -238,7 +240,7 @@ class Panels:
             if panel.title:
                 out["annotations"].append({
                     "text": panel.title, "showarrow": False, "xref": "paper", "yref": "paper",
-                    "x": fx((x0 + x1) / 2), "y": fy(y0 - 6), "xanchor": "center",
+                    "x": fx((x0 + x1) / 2), "y": fy(y0 - 10), "xanchor": "center",
                     "yanchor": "bottom", "font": PANEL_TITLE_FONT})
             if panel.legend:
                 out[f"legend{n}"] = {"x": fx(x0), "y": fy(y1 + self.axis_h),
@@ -486,40 +488,9 @@ def on_panel(trace, index, legend="panel"):
 # ----------------------------------------------------------------------------------------------
 # Log axes: one tick style everywhere
 # ----------------------------------------------------------------------------------------------
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _decimal(value):
-    return f"{value:.10f}".rstrip("0").rstrip(".")
-
-
-def log_ticks(values):
-    """Tick values and labels for a log axis showing ``values`` (positive ones count).
-
-    Spans of 1.5 decades or more: powers of ten only (every other one beyond ten decades),
-    written as decimals when all lie in [0.001, 10000], else as 10ⁿ. Shorter spans: 1, 2, 5
-    times powers of ten, written as decimals. Never the SI suffixes (μ, n, B, T) plotly mixes in.
-    """
-    values = np.asarray(values, dtype=float)
-    values = values[np.isfinite(values) & (values > 0)]
-    if not len(values):
-        return [1.0], ["1"]
-    low, high = np.log10(values.min()), np.log10(values.max())
-    lo, hi = np.floor(low), np.ceil(high)
-    if high - low >= 1.5:
-        step = 2 if hi - lo > 10 else 1
-        powers = np.arange(lo, hi + 1, step)
-        ticks = [10.0**k for k in powers]
-        if all(-3 <= k <= 4 for k in powers):
-            return ticks, [_decimal(t) for t in ticks]
-        return ticks, ["10" + str(int(k)).translate(_SUPERSCRIPT) for k in powers]
-    ticks = [m * 10.0**k for k in np.arange(lo - 1, hi + 1) for m in (1, 2, 5)]
-    return ticks, [_decimal(t) if t >= 1e-4 else f"{t:.0e}" for t in ticks]
-
-
 def set_log_ticks(axis, values):
     """Apply :func:`log_ticks` to a plotly axis (no relayout when they are unchanged)."""
-    ticks, text = log_ticks(values)
+    ticks, text = views.log_ticks(values)
     if tuple(axis.tickvals or ()) != tuple(ticks):
         axis.update(type="log", tickmode="array", tickvals=ticks, ticktext=text)
 

@@ -32,7 +32,7 @@ from ._explorer import (
 )
 
 FEATURES = [(f"x{j + 1}", j) for j in range(views.D)]
-MASK_CHOICES = [("aligned: s* for all", "aligned"), ("personalized: W_γ", "gamma")]
+MASK_CHOICES = [("aligned: s* for all", "aligned"), ("personalized: γ-mask", "gamma")]
 # W_gamma: the user protecting k features protects x1..xk (features are ranked x1 first)
 USER_CHOICES = [(f"protects x1{f'–x{k}' if k > 1 else ''}", k) for k in range(1, views.D + 1)]
 Z_RANGE = (-0.5, 3.0)  # colour scale of every f: f* lies in [0.48, 2.5]
@@ -61,9 +61,11 @@ def _personalized(controls):
     return personal
 
 
-def _axis_title(axis, out, personal):
+def _axis_title(axis, out, personal, short=False):
     share = out["protect_share"][axis]
     kind = "histogram axis" if axis in out["hist_axes"] else "tree axis"
+    if short:
+        return f"x{axis + 1} ({kind})"
     if personal:
         return f"x{axis + 1}: {kind} ({share:.0%} protect it)"
     return f"x{axis + 1}: {kind} ({'private' if share else 'public'})"
@@ -127,8 +129,8 @@ def partition_explorer(n=10_000):
                             marker={"size": 6, "color": "rgba(255,255,255,0.75)",
                                     "line": {"color": BLACK, "width": 0.8}}), 1, "figure"),
         on_panel(go.Scatter(mode="lines", line={"color": VERMILLION, "width": 4},
-                            name="potential cells V_i of the user shown", hoverinfo="skip"),
-                 1, "figure"),
+                            name="potential cells V<sub>i</sub> of the user shown",
+                            hoverinfo="skip"), 1, "figure"),
         on_panel(go.Scatter(mode="markers", name="the user's point (never sent whole)",
                             marker={"size": 18, "symbol": "star", "color": VERMILLION,
                                     "line": {"color": "white", "width": 1.5}}), 1, "figure"),
@@ -175,7 +177,7 @@ def partition_explorer(n=10_000):
         if user:
             hidden = ", ".join(f"x{a + 1}" for a in user["protects"])
             items.append((f"user {user['index'] + 1:,} hides {hidden}:",
-                          f"|V_i| = {user['n_potential']} potential cells "
+                          f"|V<sub>i</sub>| = {user['n_potential']} potential cells "
                           f"({user['n_potential_in_slice']} in this slice)"))
         readout.value = readout_html(items)
 
@@ -207,7 +209,7 @@ def _heat_figure():
     return fig
 
 
-CAMERA = {"eye": {"x": 1.55, "y": -1.55, "z": 0.95}, "center": {"x": 0, "y": 0, "z": -0.1}}
+CAMERA = {"eye": {"x": 1.65, "y": -1.65, "z": 1.0}, "center": {"x": 0, "y": 0, "z": -0.1}}
 
 
 def _surface_figure():
@@ -292,7 +294,7 @@ def surface_explorer():
             figures.append(_surface_figure())
             fit_width(figures[1], explorer.width)
         fig = heat if show_heat else figures[1]
-        xtitle, ytitle = _axis_title(0, out, personal), _axis_title(4, out, personal)
+        xtitle, ytitle = (_axis_title(a, out, personal, short=True) for a in (0, 4))
         with fig.batch_update():
             for trace, key in zip(fig.data, ("truth", "private", "nonprivate"), strict=True):
                 set_trace(trace, x=out["u"], y=out["v"], z=out[key])
@@ -307,7 +309,7 @@ def surface_explorer():
                     if list(fig.layout[name].zaxis.range or ()) != z_range:
                         fig.layout[name].zaxis.range = z_range
                     retitle(fig.layout[name].xaxis, xtitle.split(" (")[0])
-                    retitle(fig.layout[name].yaxis, ytitle.split(" (")[0])
+                    retitle(fig.layout[name].yaxis, ytitle.split(" (")[0])  # room is short
         if new:
             explorer._sync_figures()
             surf_box.children = [fig]

@@ -108,8 +108,8 @@ def bcdp_explorer():
     panels = Panels([Panel("budget per coordinate", legend=2, min_width=280),
                      Panel("error per coordinate (± 2 SE)", legend=4, min_width=280)])
     traces = [
-        on_panel(go.Bar(name="BCDP budget c_i (Theorem 2)", marker={"color": BLUE}), 0),
-        on_panel(go.Scatter(mode="markers", name="required δ_i",
+        on_panel(go.Bar(name="BCDP budget c<sub>i</sub> (Theorem 2)", marker={"color": BLUE}), 0),
+        on_panel(go.Scatter(mode="markers", name="required δ<sub>i</sub>",
                             marker={"symbol": "line-ew-open", "size": 22, "color": VERMILLION,
                                     "line": {"width": 3}}), 0),
         on_panel(go.Scatter(mode="lines", name="BCDP, exact",

@@ -54,7 +54,7 @@ def lambda_explorer(n=10_000, epsilon=4.0):
         "depth": int_slider("depth p", 4, 1, 14),
     }
     panels = Panels([
-        Panel("mask W (blue = protected)", weight=0.24, height=None, legend=1, min_width=150),
+        Panel("W (blue = protected)", weight=0.24, height=None, legend=1, min_width=150),
         Panel("δ(p), eq (12)", weight=0.38, legend=2),
         Panel("objective (11) against p", weight=0.38, legend=4)])
     traces = [
@@ -110,7 +110,7 @@ def lambda_explorer(n=10_000, epsilon=4.0):
 N_CHOICES = [1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000]
 BOUNDS_NOTE = ("Constants are dropped: compare slopes, not heights.<br>"
                "(13) holds with high probability, for ε up to<br>"
-               "about (n / log n)^(s/(1+d−s)) = {eps_max:.3g} (shaded beyond).")
+               "about (n / log n)<sup>s/(1+d−s)</sup> = {eps_max:.3g} (shaded beyond).")
 
 
 def tradeoff_explorer():

@@ -44,6 +44,37 @@ def _paper_data(n, seed):
     return X, y, X_test
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _decimal(value):
+    return f"{value:.10f}".rstrip("0").rstrip(".")
+
+
+def log_ticks(values):
+    """Tick values and labels for a log axis showing ``values`` (positive ones count).
+
+    Spans of 1.5 decades or more: powers of ten only (every other one beyond ten decades),
+    written as decimals when all lie in [0.001, 10000], else as 10ⁿ. Shorter spans: 1, 2, 3,
+    5 times powers of ten, written as decimals. Never the SI suffixes (μ, n, B, T) plotly mixes in.
+    """
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if not len(values):
+        return [1.0], ["1"]
+    low, high = np.log10(values.min()), np.log10(values.max())
+    lo, hi = np.floor(low), np.ceil(high)
+    if high - low >= 1.5:
+        step = 2 if hi - lo > 10 else 1
+        powers = np.arange(lo, hi + 1, step)
+        ticks = [10.0**k for k in powers]
+        if all(-3 <= k <= 4 for k in powers):
+            return ticks, [_decimal(t) for t in ticks]
+        return ticks, ["10" + str(int(k)).translate(_SUPERSCRIPT) for k in powers]
+    ticks = [m * 10.0**k for k in np.arange(lo - 1, hi + 1) for m in (1, 2, 3, 5)]
+    return ticks, [_decimal(t) if t >= 1e-4 else f"{t:.0e}" for t in ticks]
+
+
 def _read_only(out):
     """Make the arrays of a cached result read-only (a caller cannot corrupt the cache)."""
     for value in out.values():

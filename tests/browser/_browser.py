@@ -92,8 +92,8 @@ VIEWPORTS = [(1366, 768), (1024, 768)]
 
 
 def _fitted(results):
-    return results and all(r["wide"] and not any("wider than" in p for p in r["problems"])
-                           for r in results)
+    return results and all(r["wide"] and not any("wider than" in p or "viewport" in p
+                                                  for p in r["problems"]) for r in results)
 
 
 def check_layout(page, where, root=None, timeout=30.0):
@@ -121,4 +121,7 @@ def check_layout(page, where, root=None, timeout=30.0):
 
 
 def resize(page, width, height=768):
+    """Resize the viewport and wait until the page has taken the new size."""
     page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function("(w) => window.innerWidth === w", arg=width, timeout=10_000)
+    time.sleep(0.2)  # the resize reaches the widgets' observers

@@ -7,7 +7,7 @@ the mouse and the plotted data must change within a second. A slow drag of the e
 must move the picture while the handle moves and end on exactly the picture of the final
 value. A course notebook rendered by Voila is held to the same layout checks. Screenshots of
 each tab (``LDPVIZ_SCREENSHOT_DIR``, used by ``make screenshots``, else a temporary folder) are
-saved at 1366 px, and of the partition tab at 1024 px.
+saved at 1366 px, and of the app as it opens at 1024 px.
 """
 
 import os
@@ -87,12 +87,18 @@ def _drag(page, handle, dx):
 
 def test_every_tab_fits_draws_and_redraws_on_slider_drags(page, voila_url, tmp_path):
     p = page.page
-    _open(p, f"{voila_url}voila/render/app.ipynb")
     folder = _screenshot_dir(tmp_path)
+    small, large = VIEWPORTS[1], VIEWPORTS[0]
+    resize(p, *small)  # a projector: the app as it opens
+    _open(p, f"{voila_url}voila/render/app.ipynb")
+    panel = _tab(p, TABS[0])
+    check_layout(p, f"app, tab {TABS[0]!r}, {small[0]} x {small[1]}", panel)
+    _shoot(p, panel, folder / f"app_{small[0]}.png")
+    resize(p, *large)
     redraw_ms = []
     for tab, slug in zip(TABS, SLUGS, strict=True):
         panel = _tab(p, tab)
-        check_layout(p, f"app, tab {tab!r}, 1366 x 768", panel)
+        check_layout(p, f"app, tab {tab!r}, {large[0]} x {large[1]}", panel)
         _shoot(p, panel, folder / f"app_{slug}.png")  # the default view, for the README
         handles = panel.locator(".noUi-handle")
         assert handles.count() >= 2, f"tab {tab!r}: fewer than two sliders"
@@ -109,16 +115,18 @@ def test_every_tab_fits_draws_and_redraws_on_slider_drags(page, voila_url, tmp_p
             redraw_ms.append((time.perf_counter() - released) * 1e3)
         _wait_drawn(p, panel, f"tab {tab!r} after dragging")
         if tab in ("Partition", "Surface"):  # the personalized protocol has its own legend
-            panel.get_by_text("personalized: W_γ").click()
+            panel.get_by_text("personalized: γ-mask").click()
             _wait_drawn(p, panel, f"tab {tab!r}, personalized")
-            check_layout(p, f"app, tab {tab!r}, personalized, 1366 x 768", panel)
-    for width, height in VIEWPORTS[1:]:
-        resize(p, width, height)
-        for tab in TABS:
-            panel = _tab(p, tab)
-            check_layout(p, f"app, tab {tab!r}, {width} x {height}", panel)
-            if tab == "Partition":
-                _shoot(p, panel, folder / f"app_partition_{width}.png")
+            check_layout(p, f"app, tab {tab!r}, personalized, {large[0]} x {large[1]}", panel)
+        if tab == "Surface":  # the 3-D view (checked again at the smaller size below)
+            panel.get_by_text("3-D surfaces").click()
+            _wait_drawn(p, panel, "the 3-D surfaces")
+            p.wait_for_function("(root) => root.querySelectorAll('.gl-container canvas').length"
+                                " >= 3", arg=panel.element_handle(), timeout=60_000)
+            check_layout(p, f"app, 3-D surfaces, {large[0]} x {large[1]}", panel)
+    resize(p, *small)
+    for tab in TABS:
+        check_layout(p, f"app, tab {tab!r}, {small[0]} x {small[1]}", _tab(p, tab))
     assert not p.get_by_text("Error displaying widget").count()
     assert not page.external, f"the app fetched from the internet: {page.external}"
     assert not page.console_errors, f"browser console errors: {page.console_errors}"
