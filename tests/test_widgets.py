@@ -333,3 +333,18 @@ def test_plotly_code_travels_once_per_kernel():
     bundle = _explorer.PlotlyBundle.shared()
     assert len(bundle._esm) > 1_000_000 and _explorer.PLOTLY_KEY in bundle._esm
     assert _explorer.PLOTLY_KEY in figures[0]._esm
+
+
+@pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
+def test_a_small_drag_is_a_small_change(make):
+    """Every slider has few enough positions for its track (about 170 px in a three-column
+    grid, the whole row for epsilon): a step is at least 8 px long."""
+    for name, widget in make().controls.items():
+        if isinstance(widget, W.SelectionSlider):
+            positions = len(widget.options)
+        elif isinstance(widget, (W.IntSlider, W.FloatSlider)):
+            positions = round((widget.max - widget.min) / widget.step) + 1
+        else:
+            continue
+        track = 1000 if getattr(widget, "wide", False) else 170
+        assert track / (positions - 1) >= 8, f"{name}: {positions} positions"

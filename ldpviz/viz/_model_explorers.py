@@ -16,6 +16,7 @@ from ._explorer import (
     Explorer,
     Panel,
     Panels,
+    choice_slider,
     dropdown,
     epsilon_slider,
     fit_width,
@@ -35,6 +36,7 @@ FEATURES = [(f"x{j + 1}", j) for j in range(views.D)]
 MASK_CHOICES = [("aligned: s* for all", "aligned"), ("personalized: γ-mask", "gamma")]
 # W_gamma: the user protecting k features protects x1..xk (features are ranked x1 first)
 USER_CHOICES = [(f"protects x1{f'–x{k}' if k > 1 else ''}", k) for k in range(1, views.D + 1)]
+N_STOPS = (1_000, 2_000, 5_000, 10_000, 20_000, 40_000)
 Z_RANGE = (-0.5, 3.0)  # colour scale of every f: f* lies in [0.48, 2.5]
 
 
@@ -109,7 +111,7 @@ def partition_explorer(n=10_000):
     controls = {
         **_model_controls(),
         "rho": float_slider("ρ (label share of ε)", 0.5, 0.1, 0.9, 0.1),
-        "hold": float_slider("other features at", 0.5, 0.0, 1.0, 0.05),
+        "hold": float_slider("other features at", 0.5, 0.0, 1.0, 0.1),
         "x_axis": dropdown("horizontal axis", FEATURES, 0),
         "y_axis": dropdown("vertical axis", FEATURES, 4),
         **_privacy_controls(),
@@ -268,7 +270,7 @@ def surface_explorer():
     for the aligned or the personalized (W_gamma) protocol; heat maps or 3-D surfaces."""
     controls = {
         **_model_controls(),
-        "n": int_slider("n users", 10_000, 1000, 40_000, step=1000),
+        "n": choice_slider("n users", [(f"{v:,}", v) for v in N_STOPS], 10_000),
         "kind": toggle("show as", [("heat maps", "heatmap"), ("3-D surfaces", "surface")],
                        "heatmap"),
         **_privacy_controls(),

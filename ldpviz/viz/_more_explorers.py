@@ -54,7 +54,7 @@ def mechanism_explorer():
     controls = {
         "epsilon": epsilon_slider(1.0, 0.125, 16),
         "rho": float_slider("ρ (label share of ε)", 0.5, 0.1, 0.9, 0.1),
-        "k": int_slider("potential cells |V|", 6, 2, 30),
+        "k": choice_slider("potential cells |V|", [(str(v), v) for v in K_STOPS], 6),
     }
     panels = Panels([Panel("released label Ỹ = clip(Y) + Laplace", legend=2, min_width=280),
                      Panel("GRR: which cell is reported", legend=2, min_width=280)])
@@ -100,9 +100,10 @@ def bcdp_explorer():
         "epsilon": epsilon_slider(2.0, 0.25, 16, description="ε (overall LDP)"),
         "delta": _delta_slider(),
         "k": int_slider("sensitive features k", 2, 0, 10),
-        "q": float_slider("correlation q", 0.01, 0.0, 1.0, 0.01),
-        "zeta": float_slider("ζ", 0.5, 0.05, 1.0, 0.05),
-        "n": int_slider("n users", 2000, 500, 10_000, step=500),
+        "q": choice_slider("correlation q", [(f"{v:g}", v) for v in Q_STOPS], 0.01),
+        "zeta": float_slider("ζ", 0.5, 0.1, 1.0, 0.1),
+        "n": choice_slider("n users", [(f"{v:,}", v) for v in (500, 1_000, 2_000, 5_000, 10_000)],
+                           2000),
         "d": int_slider("d features", 10, 2, 20),
     }
     panels = Panels([Panel("budget per coordinate", legend=2, min_width=280),
@@ -156,6 +157,10 @@ def bcdp_explorer():
             ("LDP budget", f"{out['baseline_alpha']:.3g}")])
 
     return Explorer(controls, [fig], readout, update, "BCDP explorer")
+
+
+K_STOPS = (2, 3, 4, 6, 8, 12, 16, 24, 30)
+Q_STOPS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0)
 
 
 def _delta_slider():

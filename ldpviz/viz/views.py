@@ -27,7 +27,7 @@ from ..mechanisms import (
 )
 
 D = 5
-GRID = 80  # points per axis of a 2-D slice: fine enough to show every cell edge at depth <= 8
+GRID = 64  # points per axis of a 2-D slice: an edge at a multiple of 1/64 falls between points
 N_TEST = 2000
 N_POINTS_SHOWN = 200
 MASK_ROWS_SHOWN = 200  # rows of W drawn as an image; the mask is sorted, so a strided sample
