@@ -331,7 +331,8 @@ def test_plotly_code_travels_once_per_kernel():
     assert _explorer.SHARED_BUNDLE is not None, "plotly's bundle no longer ends as expected"
     assert all(len(fig._esm) < 2_000 for fig in figures)  # not plotly's 5 MB each
     bundle = _explorer.PlotlyBundle.shared()
-    assert len(bundle._esm) > 1_000_000 and _explorer.PLOTLY_KEY in bundle._esm
+    assert len(bundle._esm) < 2_000 and len(bundle.code) > 1_000_000  # loaded after start
+    assert _explorer.PLOTLY_KEY in bundle.code and bundle.key == _explorer.PLOTLY_KEY
     assert _explorer.PLOTLY_KEY in figures[0]._esm
 
 

@@ -319,9 +319,27 @@ export default () => {
 
 
 class PlotlyBundle(anywidget.AnyWidget):
-    """The invisible widget that brings plotly's widget code to the page, once per kernel."""
+    """The invisible widget that brings plotly's widget code to the page, once per kernel.
 
-    _esm = SHARED_BUNDLE or "export default { render() {} };"
+    The code travels as a trait, not as the widget's own module: the module is a few lines
+    that start loading it and return, so this widget too is ready well within anywidget's 2 s.
+    """
+
+    _esm = """
+    export default {
+      initialize({ model }) {
+        const key = model.get("key");
+        const loading = (window.__ldpvizPlotlyLoading = window.__ldpvizPlotlyLoading || {});
+        if (loading[key]) return;  // another kernel on this page brought the same version
+        loading[key] = true;
+        const url = URL.createObjectURL(new Blob([model.get("code")], { type: "text/javascript" }));
+        import(url).finally(() => URL.revokeObjectURL(url));
+      },
+      render() {},
+    };
+    """
+    code = traitlets.Unicode(SHARED_BUNDLE or "").tag(sync=True)
+    key = traitlets.Unicode(PLOTLY_KEY).tag(sync=True)
     instance = None
 
     @classmethod
@@ -360,11 +378,18 @@ class Figure(go.FigureWidget):
     def __init__(self, *args, **kwargs):
         PlotlyBundle.shared()  # the page gets plotly's code before (or with) this figure
         super().__init__(*args, **kwargs)
+        self._ldpviz_drawn = False
 
     @traitlets.observe("_js2py_traceDeltas")
     def _handler_js2py_traceDeltas(self, change):
         if not change["new"]:
             return
+        if not self._ldpviz_drawn and hasattr(self, "_ldpviz_panels"):
+            # A view's first drawing: the edits sent while it was loading may have come during
+            # it. Send the geometry again; from now on edits reach the view as messages.
+            self._ldpviz_drawn = True
+            refit(self)
+        self._ldpviz_drawn = True
         if change["new"]["trace_edit_id"] == self._last_trace_edit_id:
             self._trace_edit_in_process = False
 
@@ -399,7 +424,9 @@ def set_y_title(fig, text):
 
 
 def refit(fig):
-    """Lay ``fig`` out again at its current width (after a panel's legend or note changed)."""
+    """Lay ``fig`` out again at its current width (after a panel's note changed, or for a
+    view that may have missed an edit)."""
+    fig._ldpviz_fitted = None
     fit_width(fig, fig._ldpviz_width)
 
 
@@ -419,8 +446,18 @@ def fit_width(fig, width):
         for trace in fig.data:
             if "colorbar" in trace and _panel_of(trace) in colorbars:
                 trace.colorbar.update(colorbars[_panel_of(trace)])
-    # A view whose code is still loading misses the relayout message: it will start from this.
+    if not getattr(fig, "_ldpviz_drawn", False):
+        sync_figure(fig)
+
+
+def sync_figure(fig):
+    """Copy the figure's current state into the traits a new browser view starts from.
+
+    plotly's FigureWidget does this only when it is displayed itself (not inside a box or a
+    tab), and a view misses the edits sent while its code was loading: it starts from this.
+    """
     fig._widget_layout = deepcopy(fig._layout_obj._props)
+    fig._widget_data = deepcopy(fig._data)
 
 
 def _same(a, b):
@@ -607,15 +644,8 @@ class Explorer(W.VBox):
             fit_width(fig, change["new"])
 
     def _sync_figures(self):
-        """Copy each figure's current state into the traits a new browser view starts from.
-
-        plotly's FigureWidget does this only when it is displayed itself; inside a VBox or a
-        Tab it is not, and a view would start from the empty figure of construction time
-        (later edits reach live views as messages).
-        """
         for fig in self.figures:
-            fig._widget_layout = deepcopy(fig._layout_obj._props)
-            fig._widget_data = deepcopy(fig._data)
+            sync_figure(fig)
 
     def _repr_mimebundle_(self, **kwargs):
         self._sync_figures()
@@ -624,6 +654,9 @@ class Explorer(W.VBox):
     def update(self, change=None):
         start = time.perf_counter()
         self._update()
+        for fig in self.figures:
+            if not fig._ldpviz_drawn:  # not drawn yet: a view to come starts from this
+                sync_figure(fig)
         self.last_update_seconds = time.perf_counter() - start
 
 
