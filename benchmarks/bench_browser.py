@@ -5,17 +5,16 @@ drags: press a slider's handle, move it a quarter of its track in a few fast ste
 The time is from the mouse release to the last redraw of the explorer's figure that it caused
 (plotly's ``plotly_afterplot`` events, timed in the page; 0 if the final picture was already
 drawn at release), so it covers the kernel's recompute, the messages both ways and plotly's
-drawing. Also one slow drag per explorer over half a track (about 1.2 s): the longest time the
-picture went without a redraw while the slider's value kept changing. Prints the median and
-90th percentile per explorer; targets: median <= 100 ms, p90 <= 250 ms, longest gap while
-dragging <= 250 ms. The comparison explorer updates on release only (it refits 26 models) and
-is not in the list. Timings depend on the machine's load (``uptime`` is printed first): run it
-on a quiet machine and compare explorers within one run.
+drawing. Also one slow drag per explorer over half a track (about 1.2 s): the longest lag of
+the picture behind the handle, from a change of the slider's value to the next redraw. Prints
+the median and 90th percentile per explorer; targets: median <= 100 ms, p90 <= 250 ms,
+longest lag while dragging <= 250 ms. The comparison explorer updates on release only (it
+refits 26 models) and is not in the list. Timings depend on the machine's load (the load
+average is printed first): run it on a quiet machine and compare explorers within one run.
 
 Usage: ``python benchmarks/bench_browser.py [DRAGS_PER_EXPLORER]`` (default 12).
 """
 
-import itertools
 import json
 import os
 import shutil
@@ -105,10 +104,11 @@ def _quick_drags(page, root, drags):
     return times, unchanged
 
 
-def _slow_drag(page, root):
-    """One slow drag over half the first slider's track in about 1.2 s: the longest time
-    without a redraw while the slider's value kept changing, and the number of redraws."""
-    handle = root.locator(".noUi-handle").first
+def _slow_drag(page, root, slider):
+    """One slow drag over half a slider's track in about 1.2 s. Returns the longest lag of
+    the picture behind the handle (from a change of the slider's value to the next redraw),
+    the number of value changes and of redraws."""
+    handle = root.locator(".noUi-handle").nth(slider)
     x, y = _start(handle)
     span = handle.evaluate(TRACK) / 2
     direction = -1 if handle.evaluate("(h) => { const t = h.closest('.slider-container')"
@@ -124,28 +124,29 @@ def _slow_drag(page, root):
     page.mouse.up()
     _settle(page)
     draws, changes = page.evaluate("() => [window.__draws, window.__changes]")
-    if len(changes) < 2:
-        return float("nan"), 0
-    first, last = changes[0], changes[-1]
-    during = [t for t in draws if first <= t <= last]
-    marks = [first, *during, last]
-    return max(b - a for a, b in itertools.pairwise(marks)), len(during)
+    lags = [min((t for t in draws if t >= change), default=float("nan")) - change
+            for change in changes]
+    return max(lags, default=float("nan")), len(changes), len(draws)
 
 
-def _measure(page, root, drags):
+SLOW_SLIDER = {"lambda_explorer": 2}  # the slider with the most positions (else epsilon)
+
+
+def _measure(page, root, drags, name):
     root.evaluate(RECORD)
     times, unchanged = _quick_drags(page, root, drags)
-    return (times, unchanged, *_slow_drag(page, root))
+    return (times, unchanged, *_slow_drag(page, root, SLOW_SLIDER.get(name, 0)))
 
 
-def _report(env, name, times, unchanged, gap, redraws):
+def _report(env, name, times, unchanged, lag, changes, redraws):
     times = sorted(times)
     med = statistics.median(times)
     p90 = float(np.percentile(times, 90))
-    ok = "ok" if med <= 100 and p90 <= 250 and gap <= 250 else "ABOVE TARGET"
-    print(f"{env:10s} {name:20s} median {med:5.0f} ms  p90 {p90:5.0f} ms  (n = {len(times)}"
-          f"{f', {unchanged} drags left the value' if unchanged else ''})   slow drag: "
-          f"{redraws:2d} redraws, longest gap {gap:4.0f} ms   {ok}", flush=True)
+    ok = "ok" if med <= 100 and p90 <= 250 and lag <= 250 else "ABOVE TARGET"
+    print(f"{env:10s} {name:20s} median {med:4.0f} ms  p90 {p90:4.0f} ms  (n = {len(times)}"
+          f"{f', {unchanged} drags left the value' if unchanged else ''})  slow drag: "
+          f"{changes:2d} values, {redraws:2d} redraws, longest lag {lag:4.0f} ms  {ok}",
+          flush=True)
 
 
 def _voila(browser, drags, workdir):
@@ -164,7 +165,7 @@ def _voila(browser, drags, workdir):
             root = page.locator(".widget-tab-contents > .widget-vbox:not(.lm-mod-hidden)").first
             root.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
             time.sleep(1.5)
-            _report("Voila", name, *_measure(page, root, drags))
+            _report("Voila", name, *_measure(page, root, drags, name))
         page.close()
 
 
@@ -204,7 +205,7 @@ def _lab(browser, drags, workdir):
             root = outputs.nth(k)
             root.locator(".noUi-handle").first.scroll_into_view_if_needed()
             time.sleep(0.8)
-            _report("JupyterLab", name, *_measure(page, root, drags))
+            _report("JupyterLab", name, *_measure(page, root, drags, name))
         page.close()
 
 
