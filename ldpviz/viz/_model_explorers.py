@@ -26,6 +26,7 @@ from ._explorer import (
     new_figure,
     on_panel,
     readout_html,
+    refit,
     retitle,
     set_trace,
     set_y_title,
@@ -149,6 +150,10 @@ def partition_explorer(n=10_000):
         personal = _personalized(controls)
         controls["user"].disabled = not personal
         controls["hold"].disabled = personal
+        entries = 6 if personal else 3  # the user's row, cells and point join the legend
+        if panels.legend != entries:
+            panels.legend = entries
+            refit(fig)
         if c["x_axis"] == c["y_axis"]:
             readout.value = "<b>Pick two different features for the axes.</b>"
             return

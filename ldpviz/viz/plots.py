@@ -120,15 +120,16 @@ def plot_partition(**view_kwargs):
     x_axis, y_axis = view_kwargs.get("x_axis", 0), view_kwargs.get("y_axis", 4)
     fig, (ax,) = _figure(width=6.0, height=5.2)
     image = _heatmap(ax, out["z"])
-    ax.plot(out["edge_x"], out["edge_y"], color="white", lw=1.2)
-    ax.scatter(out["point_x"], out["point_y"], s=8, c="white", edgecolors="black",
-               linewidths=0.3, alpha=0.7, label="users (hidden coordinate at random)")
+    ax.plot(out["edge_x"], out["edge_y"], color=BLACK, lw=1.2, label="cell edges")
+    ax.scatter(out["point_x"], out["point_y"], s=10, c="white", edgecolors=BLACK,
+               linewidths=0.5, alpha=0.8, label="users (a protected coordinate at random)")
     ax.set_xlabel(_feature(x_axis, out["x_private"]))
     ax.set_ylabel(_feature(y_axis, out["y_private"]))
     ax.set_title(f"{out['n_cells']} cells, MSE {out['mse']:.3f} "
                  f"(no privacy: {out['mse_nonprivate']:.3f})")
     fig.colorbar(image, ax=ax, label=r"$\tilde f(x)$")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False, ncols=2,
+              markerscale=2, fontsize="small")
     return fig
 
 
