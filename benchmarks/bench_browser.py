@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 try:  # the browser tests' servers and probes (they skip without Chromium or Playwright)
-    from conftest import BIN, CHROMIUM, CHROMIUM_ARGS, _free_port, _server
+    from conftest import BIN, CHROMIUM, CHROMIUM_ARGS, _free_port, _server, lab_server
     from playwright.sync_api import sync_playwright
     from test_lab import DONE, KERNEL_READY, RUN_ALL
 except BaseException as exc:  # pytest's Skipped is not an Exception
@@ -170,7 +170,7 @@ def _voila(browser, drags, workdir):
 
 
 def _lab(browser, drags, workdir):
-    notebooks = workdir / "lab"
+    notebooks = workdir / "notebooks"
     notebooks.mkdir()
     cells = ["from ldpviz.viz import widgets"] + [f"widgets.{name}()" for name in EXPLORERS]
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}",
@@ -180,19 +180,9 @@ def _lab(browser, drags, workdir):
                                       "name": "python3"}},
           "nbformat": 4, "nbformat_minor": 5}
     (notebooks / "bench.ipynb").write_text(json.dumps(nb))
-    settings = workdir / "settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
-    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    port = _free_port()
-    argv = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}",
-            "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-            "--allow-root", f"--ServerApp.root_dir={notebooks}",
-            "--LabApp.expose_app_in_browser=True",
-            f"--LabApp.user_settings_dir={workdir / 'settings'}",
-            f"--LabApp.workspaces_dir={workdir / 'workspaces'}"]
-    with _server(argv, f"http://127.0.0.1:{port}/lab", workdir / "lab.log") as url:
+    with lab_server(workdir) as url:
         page = browser.new_page(viewport={"width": 1366, "height": 900})
-        page.goto(f"{url}/tree/bench.ipynb?reset", timeout=180_000)
+        page.goto(f"{url}/lab/tree/bench.ipynb?reset", timeout=180_000)
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
                                timeout=120_000)
         page.evaluate(KERNEL_READY)

@@ -85,11 +85,10 @@ def voila_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="session")
-def lab_url(tmp_path_factory):
-    """JupyterLab on a copy of notebooks/ (so running cells never edits the repository)."""
-    root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+@contextmanager
+def lab_server(root):
+    """JupyterLab on the notebooks in ``root / "notebooks"``, its settings and logs in ``root``;
+    yields the server's base URL."""
     settings = root / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # Keep every cell in the DOM (no virtual scrolling), so all outputs can be inspected.
@@ -103,6 +102,15 @@ def lab_url(tmp_path_factory):
             f"--LabApp.workspaces_dir={root / 'workspaces'}"]
     with _server(argv, f"http://127.0.0.1:{port}/lab", root / "lab.log") as url:
         yield url.removesuffix("/lab")
+
+
+@pytest.fixture(scope="session")
+def lab_url(tmp_path_factory):
+    """JupyterLab on a copy of notebooks/ (so running cells never edits the repository)."""
+    root = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    with lab_server(root) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
