@@ -15,8 +15,16 @@ $(STAMP): pyproject.toml $(wildcard $(TEMPLATE)/*)
 	cp -r $(TEMPLATE) $(VENV)/share/jupyter/voila/templates/
 	touch $(STAMP)
 
+# JupyterLab refuses to start as root (common in containers) unless told to, and a headless
+# Linux machine has no browser to open; extra options pass through, e.g.
+# make lab LAB_ARGS="--port 9000 --ip 0.0.0.0"
+LAB_ARGS ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+HEADLESS_FLAG := $(if $(and $(filter Linux,$(shell uname -s)),$(if $(DISPLAY)$(WAYLAND_DISPLAY),,1)),--no-browser)
+
 lab: $(STAMP)  ## set up, then open JupyterLab on the course
-	$(BIN)/jupyter lab notebooks/
+	@echo "Starting JupyterLab on notebooks/: open the http://127.0.0.1:... URL it prints (Ctrl-C stops it)."
+	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG) $(HEADLESS_FLAG) $(LAB_ARGS)
 
 test: lint unit notebooks  ## set up, then run every check
 

@@ -1,12 +1,30 @@
-"""HistOfTree.fit against scikit-learn's DecisionTreeRegressor on the same data, one run.
+"""HistOfTree fit + predict against scikit-learn's DecisionTreeRegressor.fit, one run, with the
+share of each part of the protocol.
 
-Target (design.md): at n = 100,000, d = 5, depth 6, HistOfTree.fit takes at most 3x the time of
-DecisionTreeRegressor(max_depth=6).fit, aligned and personalized. Prints the ratios.
+Targets (design.md, issue 14): HistOfTree ``fit`` + ``predict`` (5,000 points) at n = 10,000,
+d = 5, s = 2, t = 2, depth 4 takes at most 0.25x ``DecisionTreeRegressor(max_depth=4).fit`` on
+the same data; at n = 100,000, depth 6, at most 0.5x (against ``max_depth=6``). For grr, rr and
+auto, aligned and W_gamma (gamma = 1), max-edge and CART.
+
+Each row prints the whole fit + predict and its parts, each as a ratio to the reference fit
+measured in the same run:
+
+* ``labels``: the round-1 label release (one Laplace draw per user);
+* ``tree``: ``grow_tree`` (the public tree);
+* ``sums``: ``cell_report_sums`` (every user's cell report, drawn and aggregated);
+* ``predict``: ``HistOfTree.predict`` on 5,000 points;
+* ``rest``: the whole minus the four parts above (input checks, post-processing);
+* and, for information (they are inside ``sums``): ``apply``, ``PublicTree.apply`` of the
+  training users, and ``cells``, ``Partition.cell_index`` of the training users.
+
+Usage: ``python benchmarks/bench_fit.py [--sizes 10000 100000] [--repeats 7]``.
 """
 
+import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -15,29 +33,77 @@ from _timing import median_seconds
 from ldpviz import HistOfTree
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
 from ldpviz.masks import aligned_mask, gamma_mask
+from ldpviz.mechanisms import cell_report_sums, privatize_labels
+from ldpviz.partition import grow_tree
 
-TARGET = 3.0
+SETTINGS = {10_000: (4, 0.25), 100_000: (6, 0.5)}  # n -> (depth, target ratio)
+MECHANISMS = ("grr", "rr", "auto")
+RULES = ("max-edge", "cart")
+PARTS = ("labels", "tree", "sums", "predict")
+INSIDE = ("apply", "cells")
 
 
-def main(n=100_000):
+def _parts(model, X, y, W, X_test, repeats):
+    """Seconds of each part of one fit, called directly on the fitted model's inputs."""
+    part = model.partition_
+    y_tilde = model.y_tilde_
+    eps_label = np.full(len(y), model.epsilon_label_)
+    rng = np.random.default_rng(1)
+    return {
+        "labels": median_seconds(
+            lambda: privatize_labels(y, eps_label, PAPER_Y_BOUND, rng), repeats),
+        "tree": median_seconds(
+            lambda: grow_tree(X, y_tilde, W, model.tree_axes_, model.depth, model.rule),
+            repeats),
+        "sums": median_seconds(
+            lambda: cell_report_sums(part, X, W, y_tilde, model.epsilon_cells_,
+                                     model.mechanism, rng), repeats),
+        "predict": median_seconds(lambda: model.predict(X_test), repeats),
+        "apply": median_seconds(lambda: part.tree.apply(X), repeats),
+        "cells": median_seconds(lambda: part.cell_index(X), repeats),
+    }
+
+
+def _one_size(n, repeats):
+    """Print one table (every mask, rule and mechanism) at n users; return the worst ratio."""
+    depth, target = SETTINGS.get(n, (6, 0.5))
     X, y = make_paper_regression(n, random_state=0)
-    reference = median_seconds(lambda: DecisionTreeRegressor(max_depth=6).fit(X, y))
-    print(f"n = {n:,}, d = 5, depth 6; DecisionTreeRegressor.fit median {reference * 1e3:.0f} ms")
+    X_test = np.random.default_rng(1).random((5000, X.shape[1]))
+    reference = median_seconds(lambda: DecisionTreeRegressor(max_depth=depth).fit(X, y),
+                               repeats)
+    print(f"\nn = {n:,}, d = 5, s = 2, t = 2, depth {depth}: "
+          f"DecisionTreeRegressor(max_depth={depth}).fit median {reference * 1e3:.1f} ms; "
+          f"ratios to it (target: whole <= {target})")
+    print(f"  {'mask':8s} {'rule':8s} {'mech':4s} {'whole':>7s} " +
+          " ".join(f"{p:>7s}" for p in (*PARTS, "rest", *INSIDE)))
     worst = 0.0
-    for mask_name, W in (("aligned s=2", aligned_mask(n, 5, 2)),
-                         ("personalized gamma=1", gamma_mask(n, 5, 1.0))):
-        for rule in ("max-edge", "cart"):
-            for mechanism in ("grr", "rr"):
-                model = HistOfTree(epsilon=4, s=2, t=2, depth=6, rule=rule, mechanism=mechanism,
-                                   y_bound=PAPER_Y_BOUND, random_state=0)
-                seconds = median_seconds(lambda m=model, W=W: m.fit(X, y, W=W))
-                ratio = seconds / reference
+    for mask_name, W in (("aligned", aligned_mask(n, 5, 2)), ("W_gamma", gamma_mask(n, 5, 1.0))):
+        for rule in RULES:
+            for mechanism in MECHANISMS:
+                model = HistOfTree(epsilon=4, s=2, t=2, depth=depth, rule=rule,
+                                   mechanism=mechanism, y_bound=PAPER_Y_BOUND, random_state=0)
+                whole = median_seconds(
+                    lambda m=model, W=W: m.fit(X, y, W=W).predict(X_test), repeats)
+                parts = _parts(model.fit(X, y, W=W), X, y, W, X_test, repeats)
+                rest = whole - sum(parts[p] for p in PARTS)
+                ratio = whole / reference
                 worst = max(worst, ratio)
-                print(f"  {mask_name:22s} {rule:9s} {mechanism:4s} {seconds * 1e3:6.0f} ms"
-                      f"  ratio {ratio:4.2f}  {'ok' if ratio <= TARGET else 'ABOVE TARGET'}")
-    print(f"worst ratio {worst:.2f} (target <= {TARGET})")
+                print(f"  {mask_name:8s} {rule:8s} {mechanism:4s} {ratio:7.3f} " +
+                      " ".join(f"{parts[p] / reference:7.3f}" for p in PARTS) +
+                      f" {rest / reference:7.3f} " +
+                      " ".join(f"{parts[p] / reference:7.3f}" for p in INSIDE) +
+                      f"  {'ok' if ratio <= target else 'ABOVE'}")
+    print(f"  worst whole ratio {worst:.3f} (target <= {target})")
     return worst
 
 
+def main(sizes=(10_000, 100_000), repeats=7):
+    return {n: _one_size(n, repeats) for n in sizes}
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    main(tuple(args.sizes), args.repeats)

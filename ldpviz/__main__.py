@@ -1,47 +1,131 @@
 """Command line: ``python -m ldpviz`` (or ``ldpviz``).
 
 ``reproduce``  run a figure panel or table of the HistOfTree paper; write CSV, PNG / markdown.
-``realdata``   the what-if analysis on your own CSV: every method of Table 1, MSE ratio to a
-               non-private decision tree, aligned and personalized paradigms.
+``realdata``   the what-if analysis on your own CSV (:func:`ldpviz.reproduce.whatif.whatif`):
+               what protecting the columns you name costs at each epsilon, relative to the
+               non-private tree and to label-only privacy, and which method wins; without
+               ``--private``, what protecting each column alone costs. Writes CSV, PNG,
+               markdown and a self-contained HTML report.
 
-Errors in the input (a missing file, an unknown column, data that cannot be encoded) end with a
-one-line message and exit code 2. Runs are cached under ``OUT/.ldpviz_cache``: rerun the same
-command after an interruption and it resumes.
+Bad arguments and bad data never end in a traceback: one line ``ldpviz: error: ...`` on
+stderr and exit status 2. Warnings are one line each (``ldpviz: warning: ...``). Runs are
+cached under ``OUT/.ldpviz_cache``: rerun the same command after an interruption and it resumes.
+Set ``LDPVIZ_DEBUG=1`` to see the traceback of an unexpected error.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import shlex
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
 
 from ._validation import PrivacyWarning
-from .reproduce import paper, whatif
 
-FIGURES = tuple(paper.FIGURES)
-TABLES = tuple(paper.TABLE_EPSILON)
+EXIT_INPUT, EXIT_INTERRUPT, EXIT_INTERNAL = 2, 130, 1
 
 
 class InputError(Exception):
     """Bad input from the user: reported in one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (usage is one ``--help`` away)."""
+
+    def error(self, message):
+        print(f"ldpviz: error: {_one_line(message)} (see '{self.prog} --help')",
+              file=sys.stderr)
+        raise SystemExit(EXIT_INPUT)
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+# ----------------------------------------------------------------------------------------------
+# Argument types: each refuses a bad value with a message naming it
+# ----------------------------------------------------------------------------------------------
+def _integer(low, high=None):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    return parse
+
+
+def _real(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+    return value
+
+
+def _epsilon(text):
+    value = _real(text)
+    if not 0 < value <= 1000:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1000] (the non-private tree is the "
+                                         f"no-privacy reference), got {text!r}")
+    return value
+
+
+def _n_jobs(text):
+    value = _integer(-64, 64)(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must not be 0 (use 1, or -1 for every core)")
+    return value
+
+
+def _fraction(text):
+    value = _real(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def _minutes(text):
+    value = _real(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value
+
+
 def _parser():
-    parser = argparse.ArgumentParser(
-        prog="ldpviz", description="Semi-feature LDP experiments (HistOfTree and competitors).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{reproduce,realdata}")
+    from .reproduce import paper
+    from .reproduce.whatif import METHODS
+
+    figures, tables = tuple(paper.FIGURES), tuple(paper.TABLE_EPSILON)
+
+    parser = _Parser(prog="ldpviz",
+                     description="Semi-feature LDP experiments (HistOfTree and competitors).")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{reproduce,realdata}",
+                                parser_class=_Parser)
 
     def common(p, reps, default_out):
-        p.add_argument("--reps", type=int, default=reps,
-                       help=f"replications / random splits (default {reps}; fewer is faster "
-                            "and noisier)")
-        p.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (joblib; -1: all "
-                       "cores)")
+        default = (f"default {reps}" if reps else "default 20, or as many as fit in "
+                   "--max-minutes, at least 5")
+        p.add_argument("--reps", type=_integer(1, 10_000), default=reps,
+                       help=f"replications / random splits ({default}; fewer is faster and "
+                            "noisier)")
+        p.add_argument("--n-jobs", type=_n_jobs, default=1,
+                       help="parallel jobs (joblib; -1: all cores; default 1)")
         p.add_argument("--out", type=Path, default=Path(default_out),
                        help=f"output folder (default {default_out})")
-        p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+        p.add_argument("--seed", type=_integer(0, 2**63 - 1), default=0,
+                       help="root seed, >= 0 (default 0)")
         p.add_argument("--no-cache", action="store_true",
                        help="do not read or write OUT/.ldpviz_cache")
         p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -50,37 +134,84 @@ def _parser():
                          description="Reproduce a panel of Figure 2 (CSV + PNG) or one of "
                                      "Tables 1-3 (CSV + markdown). Defaults follow the paper "
                                      "(50 replications, Appendix C.1 grids).")
-    rep.add_argument("name", choices=FIGURES + TABLES)
+    rep.add_argument("name", choices=figures + tables)
     common(rep, 50, "ldpviz_results")
     rep.add_argument("--data-home", type=Path, default=None,
                      help="folder with the UCI files (tables; default $LDPVIZ_DATA, then "
                           "~/ldpviz_data, downloading if missing)")
-    rep.add_argument("--datasets", nargs="+", default=list(paper.TABLE_DATASETS),
-                     metavar="NAME", help="tables: UCI datasets (default: %(default)s; "
-                                          "qsar-fish is also available)")
+    rep.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                     help="tables: UCI datasets (default: abalone qsar-aquatic wine-red "
+                          "wine-white; qsar-fish is also available)")
     rep.add_argument("--label-range", choices=("public", "data"), default="public",
                      help="tables: the label bound from each dataset's documented public "
                           "range (default) or read off the labels as the paper does (leaks)")
 
-    real = sub.add_parser("realdata", help="what-if analysis on your own CSV",
-                          description="Every method of Table 1 on your CSV: MSE ratio to a "
-                                      "non-private decision tree, aligned and personalized.")
+    real = sub.add_parser(
+        "realdata", help="what-if analysis on your own CSV",
+        description="What does protecting these columns cost at each epsilon? Runs every "
+                    "method of the paper's Table 1 on random splits of your CSV and states the "
+                    "answer: the cost relative to the non-private tree (DT) and to label-only "
+                    "privacy (HistOfTree with every feature public, and LabelDT), with +-2 SE "
+                    "error bars and Wilcoxon marks; whether HistOfTree's private histogram "
+                    "helped; which method wins. Without --private nothing is assumed private: "
+                    "it measures what protecting each column alone costs and recommends an "
+                    "ordering. Writes CSV, PNG, markdown and a self-contained HTML report.",
+        epilog="Example: python -m ldpviz realdata my.csv --target cost --private income age "
+               "--y-range 0 5000 --epsilon 1 2 4 --n-jobs 2")
     real.add_argument("csv", type=Path, help="a CSV file with a header row")
     real.add_argument("--target", required=True, help="the label column")
     real.add_argument("--private", nargs="+", default=None, metavar="COL",
-                      help="protected columns, most sensitive first (default: the first "
-                           "ceil(log sqrt d) columns)")
-    real.add_argument("--epsilon", nargs="+", type=float, default=[1.0, 2.0, 4.0],
-                      metavar="E", help="privacy budgets (default 1 2 4)")
-    real.add_argument("--y-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
-                      help="public range of the label (default: read off the data, which "
-                           "leaks; a deployment must fix it in advance)")
-    real.add_argument("--categorical", choices=("ordinal", "onehot"), default="ordinal",
-                      help="encoding of non-numeric columns (default ordinal)")
+                      help="the columns every user protects (aligned paradigm). Without it "
+                           "nothing is assumed: the per-column cost table is computed instead")
+    real.add_argument("--personalized", nargs="+", default=None, metavar="COL",
+                      help="also run the personalized paradigm (Section 5.2's decade rule): "
+                           "besides --private, 1 in 10 users also protects the first "
+                           "len(--private) of these columns, 1 in 100 the next, and so on; "
+                           "other columns stay public")
+    real.add_argument("--epsilon", nargs="+", type=_epsilon, default=[1.0, 2.0, 4.0],
+                      metavar="E", help="privacy budgets in (0, 1000] (default 1 2 4)")
+    real.add_argument("--y-range", nargs=2, type=_real, default=None, metavar=("LO", "HI"),
+                      help="public range of the label, fixed in advance (without it the "
+                           "range is read off the private labels, which leaks)")
+    real.add_argument("--x-range", nargs=3, action="append", default=None,
+                      metavar=("COL", "LO", "HI"),
+                      help="public bounds of a feature column (repeatable); columns without "
+                           "bounds are min-max scaled with bounds read off the data")
+    real.add_argument("--feature-bounds", type=Path, default=None, metavar="FILE",
+                      help="public feature bounds: a CSV with header column,lo,hi")
+    real.add_argument("--categorical", choices=("ordinal", "onehot"), default=None,
+                      help="how to encode non-numeric columns (default: the loader's)")
     real.add_argument("--drop-missing", action="store_true",
                       help="drop rows with missing values (default: refuse them)")
-    common(real, 20, "ldpviz_results")
+    real.add_argument("--test-size", type=_fraction, default=0.3,
+                      help="share of rows held out in each split (default 0.3)")
+    real.add_argument("--grid", action="append", default=None, metavar="METHOD.PARAM=V,V",
+                      help="replace a grid's candidate values, e.g. hot.depth=1,2,4 or "
+                           "tree.min_samples_leaf=10,100 (repeatable; METHOD in hot, adhot, "
+                           "hist, tree, krr)")
+    real.add_argument("--methods", nargs="+", default=None, choices=list(METHODS),
+                      metavar="KEY", help="methods to run (default all): "
+                      + ", ".join(METHODS) + "; DT always runs")
+    real.add_argument("--max-minutes", type=_minutes, default=120.0,
+                      help="refuse a run estimated to take longer (default 120)")
+    common(real, None, "ldpviz_results")
     return parser
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared checks
+# ----------------------------------------------------------------------------------------------
+def _check_out(out):
+    """Fail before any computation if ``out`` cannot hold the results."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {str(out)!r} is a file, not a folder.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".ldpviz-write-test-"):
+            pass
+    except OSError as exc:
+        raise InputError(f"--out {str(out)!r} cannot be written: "
+                         f"{exc.strerror or exc}.") from None
 
 
 def _run_options(args):
@@ -89,102 +220,145 @@ def _run_options(args):
             "cache_dir": None if args.no_cache else args.out / ".ldpviz_cache"}
 
 
-def _check_counts(args):
-    if args.reps < 1:
-        raise InputError(f"--reps must be at least 1, got {args.reps}.")
-    if args.n_jobs == 0:
-        raise InputError("--n-jobs must not be 0 (use 1, or -1 for every core).")
-
-
-def _markdown(frame, index=True):
-    """A DataFrame as a markdown table (no optional dependency)."""
-    frame = frame.reset_index() if index else frame
-    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row)
-            + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
-
-
+# ----------------------------------------------------------------------------------------------
+# reproduce
+# ----------------------------------------------------------------------------------------------
 def _reproduce(args):
+    from .reproduce import paper
+    from .reproduce.whatif_report import markdown_table
+
     options = _run_options(args)
-    if args.name in FIGURES:
+    if args.name in paper.FIGURES:
         results, best = paper.figure2(args.name, **options)
         x = paper.FIGURES[args.name][1]
         summary = best.pivot_table(index="series", columns=x, values="mse", aggfunc="mean")
         files = paper.write_outputs(args.out, args.name, {"": best, "_grid": results},
                                     figure=paper.plot_figure2(args.name, best))
         text = f"Mean MSE (against f*) over {args.reps} replications, best over the grid:\n" \
-               + _markdown(summary)
-    else:
-        from .datasets import load_uci
+               + markdown_table(summary)
+        return text, files
+    from .datasets import load_uci
 
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PrivacyWarning)
-            try:
-                datasets = [load_uci(name, data_home=args.data_home, y_range=args.label_range)
-                            for name in args.datasets]
-            except (OSError, ValueError) as exc:  # missing data files, unknown names
-                raise InputError(str(exc)) from None
-        for warning in caught[:1]:
-            print(f"ldpviz: note: {warning.message}", file=sys.stderr)
-        best, summary = paper.table(args.name, datasets=datasets, **options)
-        reference = paper.PAPER_TABLE1 if args.name == "table1" else None
-        text = (f"{args.name}: epsilon = {paper.TABLE_EPSILON[args.name]}, {args.reps} random "
-                f"70/30 splits, {args.label_range} label range, MSE ratio to a non-private "
-                "decision tree (best over grids; bold = best, * = Wilcoxon signed-rank "
-                "p < 0.05 against every other method)"
-                "\n\n" + paper.table_markdown(summary, paper=reference))
-        files = paper.write_outputs(args.out, args.name, {"": best, "_summary": summary},
-                                    text=text)
-    return text, files
-
-
-def _realdata(args):
-    from .datasets import load_csv
-
-    if not args.epsilon or min(args.epsilon) <= 0:
-        raise InputError(f"--epsilon values must be positive, got {args.epsilon}.")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyWarning)
+    names = args.datasets or list(paper.TABLE_DATASETS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)  # said once below
         try:
-            bunch = load_csv(args.csv, args.target, private=args.private,
-                             categorical=args.categorical,
-                             missing="drop" if args.drop_missing else "error",
-                             y_range=args.y_range)
-        except (OSError, ValueError) as exc:
+            datasets = [load_uci(name, data_home=args.data_home, y_range=args.label_range)
+                        for name in names]
+        except (OSError, ValueError) as exc:  # missing data files, unknown names
             raise InputError(str(exc)) from None
-    for warning in caught:
-        print(f"ldpviz: note: {warning.message}", file=sys.stderr)
-    if len(bunch.feature_names) < 2:
-        raise InputError(f"{args.csv} needs at least 2 feature columns besides the target.")
-    private = bunch.ranking[:bunch.s_star]
-    best = whatif.whatif(bunch.X, bunch.y, private=private, epsilons=args.epsilon,
-                        y_range=bunch.y_range, name=str(args.csv), **_run_options(args))
-    names = ", ".join(bunch.feature_names[j] for j in private)
-    text = (f"{args.csv.name}: target {args.target}, {len(bunch.y)} rows, private: {names}; "
-            f"label range {bunch.y_range}; {args.reps} random 70/30 splits.\n"
-            "Mean MSE ratio to a non-private decision tree (lower is better; 1 = no cost):\n\n"
-            + _markdown(whatif.whatif_summary(best)))
-    files = paper.write_outputs(args.out, "realdata", {"": best}, text=text,
-                                figure=whatif.plot_whatif(best))
+    if args.label_range == "data":
+        warnings.warn("--label-range data reads each label range off the labels, as the "
+                      "paper does: this leaks.", PrivacyWarning, stacklevel=1)
+    best, summary = paper.table(args.name, datasets=datasets, **options)
+    reference = paper.PAPER_TABLE1 if args.name == "table1" else None
+    text = (f"{args.name}: epsilon = {paper.TABLE_EPSILON[args.name]}, {args.reps} random "
+            f"70/30 splits, {args.label_range} label range, MSE ratio to a non-private "
+            "decision tree (best over grids; bold = best, * = Wilcoxon signed-rank "
+            "p < 0.05 against every other method)"
+            "\n\n" + paper.table_markdown(summary, paper=reference))
+    files = paper.write_outputs(args.out, args.name, {"": best, "_summary": summary}, text=text)
     return text, files
+
+
+# ----------------------------------------------------------------------------------------------
+# realdata
+# ----------------------------------------------------------------------------------------------
+def _grids(options):
+    from .reproduce.grids import parse_grid_option
+
+    grids = {}
+    for text in options or []:
+        key, param, values = parse_grid_option(text)
+        grids.setdefault(key, {})[param] = values
+    return grids
+
+
+def _bounds(args):
+    from .reproduce.whatif_data import read_bounds
+
+    bounds = dict(read_bounds(args.feature_bounds)) if args.feature_bounds else {}
+    for column, lo, hi in args.x_range or []:
+        bounds[column] = (lo, hi)
+    return bounds
+
+
+def _realdata(args, argv):
+    from .reproduce import whatif_data, whatif_report
+    from .reproduce.whatif import whatif
+
+    grids = _grids(args.grid)
+    table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
+                                   x_bounds=_bounds(args), categorical=args.categorical,
+                                   drop_missing=args.drop_missing)
+    names = table.feature_names
+    private = whatif_data.resolve_columns(args.private, names, "--private")
+    also = whatif_data.resolve_columns(args.personalized, names, "--personalized")
+    dropped = table.choices["rows_dropped"]
+    print(f"ldpviz realdata: {args.csv.name}, target {args.target}: {len(table.y):,} rows"
+          + (f" ({dropped:,} with missing values dropped)" if dropped else "")
+          + f", {len(names)} feature columns.")
+    if table.choices["loader_summary"]:
+        print(table.choices["loader_summary"])
+    print(f"feature box: {table.choices['feature_box']}.")
+    whatif_data.check_box(table, [names[j] for j in (private or []) + (also or [])])
+    if args.y_range is None:
+        print("WARNING: no --y-range: the label range will be read off the private labels. "
+              "This leaks; a deployment must fix the range in advance (pass --y-range LO HI).")
+        warnings.filterwarnings("ignore", message="y_range was not given",
+                                category=PrivacyWarning)  # said just above, louder
+    result = whatif(table.X, table.y, private=private, personalized=also, feature_names=names,
+                    epsilons=args.epsilon, y_range=table.y_range, test_size=args.test_size,
+                    grids=grids, methods=args.methods, max_seconds=60 * args.max_minutes,
+                    name=args.csv.name, provenance=table.choices, log=print,
+                    **_run_options(args))
+    command = "python -m ldpviz " + " ".join(shlex.quote(str(a)) for a in argv)
+    files = whatif_report.write_whatif(result, args.out, "realdata", command=command)
+    text = whatif_report.console_text(result)
+    if private is None:
+        text += ("\n\nNo --private was given, so no column was assumed private: the table "
+                 "above is what protecting each column alone costs. Rerun with --private "
+                 "COL ... for the full analysis of your choice.")
+    return text, files
+
+
+# ----------------------------------------------------------------------------------------------
+# Entry point
+# ----------------------------------------------------------------------------------------------
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    label = "WARNING (privacy)" if issubclass(category, PrivacyWarning) else "warning"
+    print(f"ldpviz: {label}: {_one_line(message)}", file=sys.stderr)
 
 
 def main(argv=None):
     """Entry point of ``python -m ldpviz`` and the ``ldpviz`` script; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
     start = time.perf_counter()
-    try:
-        _check_counts(args)
-        text, files = _reproduce(args) if args.command == "reproduce" else _realdata(args)
-    except InputError as exc:
-        print(f"ldpviz: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ldpviz: interrupted; run the same command again to resume from the cache.",
-              file=sys.stderr)
-        return 130
+    debug = os.environ.get("LDPVIZ_DEBUG")
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        try:
+            _check_out(args.out)
+            text, files = _reproduce(args) if args.command == "reproduce" else \
+                _realdata(args, argv)
+        except KeyboardInterrupt:
+            print("ldpviz: interrupted; run the same command again to resume from the cache.",
+                  file=sys.stderr)
+            return EXIT_INTERRUPT
+        except (InputError, ValueError, TypeError, OSError, MemoryError,
+                OverflowError) as exc:
+            if debug:
+                raise
+            print(f"ldpviz: error: {_one_line(exc) or type(exc).__name__}", file=sys.stderr)
+            return EXIT_INPUT
+        except Exception as exc:  # an unexpected failure: still one line
+            if debug:
+                raise
+            print(f"ldpviz: internal error: {type(exc).__name__}: {_one_line(exc)} (please "
+                  "report it; LDPVIZ_DEBUG=1 shows the traceback)", file=sys.stderr)
+            return EXIT_INTERNAL
     print(text)
     print("\nwrote " + ", ".join(str(f) for f in files))
     print(f"done in {time.perf_counter() - start:.1f} s")

@@ -1,10 +1,11 @@
-"""What every ldpviz regressor shares: input checks, the privacy mask, the label bound."""
+"""What every ldpviz estimator shares: input checks, feature names, the privacy mask, the label
+bound, the resource guard's inputs and scikit-learn's estimator tags."""
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._rng import as_generator
 from ._validation import (
@@ -13,30 +14,68 @@ from ._validation import (
     check_features,
     check_int,
     check_mask,
+    check_rho,
+    check_simulable,
     check_target,
     resolve_y_bound,
 )
 
 
+def check_X(estimator, X, reset, box=True, name="X", check=None):
+    """Checked features of ``estimator`` (a float array) with scikit-learn's bookkeeping.
+
+    ``reset=True`` (fit) records ``n_features_in_`` and, for a DataFrame, ``feature_names_in_``;
+    ``reset=False`` (predict) checks them as scikit-learn does: a different number of features
+    is an error, reordered or other column names are an error, names at only one of fit and
+    predict a warning. Sparse, complex, missing and non-numeric entries are refused by
+    :func:`ldpviz._validation.check_features` (or ``check(X, name)``), each with the argument
+    named.
+    """
+    array = check_features(X, name, box=box) if check is None else check(X, name)
+    # Names and counts only: the array was checked above, with ldpviz's messages.
+    validate_data(estimator, X if hasattr(X, "columns") else array, reset=reset,
+                  skip_check_array=True)
+    return array
+
+
 class SemiFeatureEstimator(BaseEstimator):
     """Base class: parameters stored untouched in ``__init__``, checked in ``fit``.
 
-    Subclasses call :meth:`_prepare_fit` and read ``self.n_features_in_``.
+    Subclasses call :meth:`_prepare_fit` (or :meth:`_check_data`) in ``fit`` and
+    :meth:`_check_predict_input` in ``predict``; both keep ``n_features_in_`` and
+    ``feature_names_in_`` as scikit-learn does.
     """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Features live in the public box [0, 1]^d: negative values are refused.
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
+
+    def _budget_shares(self, n_features):
+        """Fractions of epsilon the releases get, and the Laplace label's share."""
+        rho = getattr(self, "rho", None)
+        if rho is None:
+            return (1.0,), 1.0
+        rho = check_rho(rho)
+        return (rho, 1.0 - rho), rho
 
     def _prepare_fit(self, X, y, W=None, needs_mask=True):
         """Checked (X, y, W, M, rng). ``W`` is None when ``needs_mask`` is False and none given."""
         check_epsilon(self.epsilon)
         X, y, W = self._check_data(X, y, W, needs_mask)
         M = resolve_y_bound(self.y_bound, y)
+        shares, label_share = self._budget_shares(X.shape[1])
+        check_simulable(self.epsilon, shares, M, label_share)
         self.y_bound_ = M
         return X, y, W, M, as_generator(self.random_state)
 
     def _check_data(self, X, y, W=None, needs_mask=True):
-        """Checked (X, y, W) and ``n_features_in_``; no privacy parameter is read."""
-        X = check_features(X)
+        """Checked (X, y, W), ``n_features_in_`` and ``feature_names_in_``; no privacy
+        parameter is read."""
+        X = check_X(self, X, reset=True)
         y = check_target(y, X.shape[0])
-        self.n_features_in_ = X.shape[1]
         if needs_mask or W is not None:
             W = self._resolve_mask(X.shape, W)
         return X, y, W
@@ -64,14 +103,20 @@ class SemiFeatureEstimator(BaseEstimator):
         return W
 
     def _check_predict_input(self, X):
-        """Checked X for prediction, clipped into the box [0, 1]^d (boundary cells extend out)."""
+        """Checked X for prediction, clipped into the box [0, 1]^d (boundary cells extend out).
+
+        Raises NotFittedError before fit; checks the number and names of the features.
+        """
         check_is_fitted(self)
-        X = check_features(X, box=False)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was "
-                             f"fitted with {self.n_features_in_}.")
+        X = check_X(self, X, reset=False, box=False)
         return np.clip(X, 0.0, 1.0)
 
 
 class SemiFeatureRegressor(RegressorMixin, SemiFeatureEstimator):
     """A regressor with ``fit(X, y, W=None)``; ``score`` is R^2 as in scikit-learn."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Privacy noise dominates on the small samples of scikit-learn's checks.
+        tags.regressor_tags.poor_score = True
+        return tags

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
 import numpy as np
+from scipy import sparse as sp
+from sklearn.exceptions import DataConversionWarning
 
 
 class PrivacyWarning(UserWarning):
@@ -15,10 +18,44 @@ class PrivacyWarning(UserWarning):
 def check_epsilon(epsilon, name="epsilon"):
     """Return epsilon as a float in (0, inf]; inf means no privacy (the non-private limit)."""
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise ValueError(f"{name} must be a positive number, got {epsilon!r}.")
+        raise ValueError(f"{name} must be a positive number (np.inf means no privacy), got "
+                         f"{epsilon!r}.")
     epsilon = float(epsilon)
     if np.isnan(epsilon) or epsilon <= 0:
         raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
+    return epsilon
+
+
+#: Smallest share of epsilon one release may get: below it double precision cannot simulate the
+#: randomizer (``1 - e^-eps`` rounds to 0 and debiasing divides by it).
+MIN_RELEASE_EPSILON = 1e-12
+#: Largest Laplace label scale ``2M / eps``: beyond it sums of squares of the noisy labels
+#: overflow double precision.
+MAX_NOISE_SCALE = 1e100
+
+
+def check_simulable(epsilon, shares=(1.0,), y_bound=None, label_share=1.0, name="epsilon"):
+    """Refuse a budget whose noise double precision cannot simulate (it would give inf or NaN).
+
+    ``shares`` are the fractions of epsilon the releases get (e.g. ``(rho, 1 - rho)``); the
+    Laplace label release gets ``label_share`` and has scale ``2 y_bound / (label_share eps)``.
+    """
+    epsilon = check_epsilon(epsilon, name)
+    if math.isinf(epsilon):
+        return epsilon
+    smallest = min(shares)
+    if epsilon * smallest < MIN_RELEASE_EPSILON:
+        raise ValueError(
+            f"{name}={epsilon!r} is too small to simulate: a release gets {smallest:.3g} of it, "
+            f"{epsilon * smallest:.3g}, below {MIN_RELEASE_EPSILON:g}, where double precision "
+            f"loses the randomizer (1 - e^-eps rounds to 0, noise scales overflow); use {name} "
+            f">= {MIN_RELEASE_EPSILON / smallest:.3g}.")
+    if y_bound is not None and 2.0 * y_bound / (label_share * epsilon) > MAX_NOISE_SCALE:
+        raise ValueError(
+            f"{name}={epsilon!r} with y_bound={y_bound!r} gives a label noise scale "
+            f"2*y_bound/epsilon above {MAX_NOISE_SCALE:g}, beyond what double precision can sum "
+            f"and square; use {name} >= {2.0 * y_bound / (label_share * MAX_NOISE_SCALE):.3g} or "
+            "a smaller y_bound.")
     return epsilon
 
 
@@ -30,7 +67,7 @@ def check_rho(rho, name="rho"):
 
 
 def check_int(value, name, low=0, high=None):
-    """Return value as an int in [low, high]."""
+    """Return value as an int in [low, high] ("t must be >= 1, got 0.")."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}.")
     if value < low or (high is not None and value > high):
@@ -40,59 +77,209 @@ def check_int(value, name, low=0, high=None):
 
 
 def check_choice(value, name, choices):
-    if value not in choices:
+    """Return ``value`` if it is one of ``choices``."""
+    try:
+        ok = value in choices
+    except TypeError:  # an unhashable value asked of a set
+        ok = False
+    if not ok:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}.")
     return value
 
 
+# ----------------------------------------------------------------------------------------------
+# Arrays: features, labels and the privacy mask
+# ----------------------------------------------------------------------------------------------
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages: 2.0, not np.float64(2.0))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _column_names(data):
+    """Column labels of a DataFrame-like input, else None."""
+    columns = getattr(data, "columns", None)
+    return None if columns is None else [str(c) for c in columns]
+
+
+def _check_missing(data, name):
+    """Refuse missing values (NaN, None, pd.NA) of a pandas input, with counts per column."""
+    isna = getattr(data, "isna", None)
+    if isna is None:
+        return
+    missing = isna()
+    counts = missing.sum() if missing.ndim == 2 else {name: int(missing.sum())}
+    counts = {str(k): int(v) for k, v in dict(counts).items() if v}
+    if counts:
+        listed = ", ".join(f"{k!r} ({v})" if missing.ndim == 2 else f"{v}"
+                           for k, v in counts.items())
+        where = "in columns " if missing.ndim == 2 else ""
+        raise ValueError(f"{name} has {sum(counts.values())} missing values (NaN, None or pd.NA) "
+                         f"{where}{listed}; impute them or drop those rows explicitly first.")
+
+
+def _first_bad_entry(arr):
+    """(index, value) of the first entry of an object array that float() refuses."""
+    for index, value in np.ndenumerate(arr):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            return index, value
+    return None, None
+
+
+def as_float_array(data, name="X"):
+    """``data`` as a float array: no sparse matrix, no complex numbers, no missing entries.
+
+    Sparse input is refused (TypeError) rather than densified behind the user's back; complex
+    numbers are refused (their imaginary part would be dropped); a pandas input with missing
+    values (NaN, None, pd.NA) is refused with the count per column; an entry that is not a
+    number is named with its position.
+    """
+    if sp.issparse(data):
+        raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
+                        f"array ({name}.toarray() if it fits in memory).")
+    _check_missing(data, name)
+    arr = np.asarray(data)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} holds complex numbers: Complex data not supported (pass the "
+                         "real part explicitly if that is what you mean).")
+    if arr.dtype.kind in "biuf":
+        return arr.astype(float, copy=False)
+    try:
+        return arr.astype(float)
+    except (TypeError, ValueError) as exc:
+        index, value = _first_bad_entry(arr)
+        if isinstance(value, complex):
+            raise ValueError(f"{name} holds complex numbers: Complex data not supported.") \
+                from None
+        where = f" at {'row, column' if len(index or ()) == 2 else 'index'} " \
+                f"{', '.join(map(str, index))}" if index is not None else ""
+        raise type(exc)(f"{name} must hold numbers, but the entry{where} is {value!r} "
+                        f"({exc}).") from None
+
+
+def _nonfinite_summary(arr, columns=None):
+    """'2 NaN (column 'a': 2) and 1 inf (column 1: 1), first at row 3' for a 2-D array."""
+    parts = []
+    for label, bad in (("NaN", np.isnan(arr)), ("inf", np.isinf(arr))):
+        total = int(bad.sum())
+        if not total:
+            continue
+        per_column = bad.sum(axis=0) if arr.ndim == 2 else None
+        if per_column is not None:
+            names = columns or [str(j) for j in range(arr.shape[1])]
+            quote = (lambda c: repr(c)) if columns else (lambda c: c)
+            cols = ", ".join(f"column {quote(names[j])}: {int(k)}"
+                             for j, k in enumerate(per_column) if k)
+            parts.append(f"{total} {label} ({cols})")
+        else:
+            parts.append(f"{total} {label}")
+    first = np.argwhere(~np.isfinite(arr))[0]
+    return " and ".join(parts) + f", first at {'row ' if arr.ndim == 2 else 'index '}{first[0]}"
+
+
+def _check_2d_finite(X, name):
+    """A finite 2-D float array with at least one row and one column."""
+    columns = _column_names(X)
+    X = as_float_array(X, name)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}. "
+                         f"Reshape your data: {name}.reshape(-1, 1) for a single feature, "
+                         f"{name}.reshape(1, -1) for a single sample.")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+                         "required.")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                         "required.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains {_nonfinite_summary(X, columns)}; impute or drop "
+                         "those entries explicitly first.")
+    return X
+
+
 def check_features(X, name="X", box=True):
     """A finite 2-D float array; with box=True its entries must lie in the public box [0, 1]."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}.")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one sample and one feature, got {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or inf; impute or drop those rows explicitly first.")
+    X = _check_2d_finite(X, name)
     if box and (X.min() < 0.0 or X.max() > 1.0):
+        low, high = int(np.sum(X < 0.0)), int(np.sum(X > 1.0))
+        parts = ([f"{low} Negative values in data (min {X.min():.3g})"] if low else []) + (
+            [f"{high} values above 1 (max {X.max():.3g})"] if high else [])
         raise ValueError(
-            f"{name} has values outside the public feature box [0, 1] "
-            f"(min {X.min():.3g}, max {X.max():.3g}); scale with bounds fixed in advance, "
-            "e.g. ldpviz.datasets.scale_to_box."
+            f"{name} has values outside the public feature box [0, 1]: {' and '.join(parts)}; "
+            "scale with bounds fixed in advance, e.g. ldpviz.datasets.scale_to_box."
         )
     return X
 
 
 def check_label_shape(y, n_samples, name="y", dtype=None):
-    """``y`` as a 1-D array of ``n_samples`` entries (an (n, 1) column is flattened)."""
-    y = np.asarray(y, dtype=dtype)
+    """``y`` as a 1-D array of ``n_samples`` entries.
+
+    An (n, 1) column is flattened with scikit-learn's DataConversionWarning; ``y=None`` and
+    sparse or complex labels are refused.
+    """
+    if y is None:
+        raise ValueError(f"this estimator requires {name} to be passed, but the target "
+                         f"{name} is None.")
+    y = as_float_array(y, name) if dtype is float else _as_label_array(y, name)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=4)
         y = y[:, 0]
     if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {y.shape}.")
+        raise ValueError(f"{name} should be a 1d array, got an array of shape {y.shape} "
+                         "instead.")
     if y.shape[0] != n_samples:
         raise ValueError(f"{name} has {y.shape[0]} entries but X has {n_samples} rows.")
     return y
 
 
+def _as_label_array(y, name):
+    """Class labels as an array: not sparse, not complex, no pandas missing values."""
+    if sp.issparse(y):
+        raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
+                        "array.")
+    _check_missing(y, name)
+    y = np.asarray(y)
+    if y.dtype.kind == "c":
+        raise ValueError(f"{name} holds complex numbers: Complex data not supported.")
+    return y
+
+
 def check_target(y, n_samples, name="y"):
+    """Regression labels: a finite 1-D float array of ``n_samples`` entries."""
     y = check_label_shape(y, n_samples, name, dtype=float)
     if not np.all(np.isfinite(y)):
-        raise ValueError(f"{name} contains NaN or inf.")
+        raise ValueError(f"{name} contains {_nonfinite_summary(y)}; drop or impute those "
+                         "labels explicitly first.")
     return y
 
 
 def check_mask(W, shape, name="W"):
-    """The n x d privacy mask: 1 = the user protects that feature, 0 = publishes it."""
+    """The n x d privacy mask: 1 = the user protects that feature, 0 = publishes it.
+
+    Only booleans and the numbers 0 and 1 are accepted: strings ('0', 'yes'), NaN and any
+    other number are refused with the position of the first offending entry.
+    """
+    if sp.issparse(W):
+        raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
+                        "0/1 array.")
+    _check_missing(W, name)
     W = np.asarray(W)
     if W.shape != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)} (n_samples, n_features), "
                          f"got {W.shape}.")
-    if W.dtype != bool:
-        if not np.issubdtype(W.dtype, np.number):
-            raise ValueError(f"{name} must be numeric 0/1 or boolean, got dtype {W.dtype}.")
-        if not np.all((W == 0) | (W == 1)):
-            raise ValueError(f"{name} must contain only 0 and 1 (1 = protected).")
+    if W.dtype == bool:
+        return W
+    if W.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be numeric 0/1 or boolean, got dtype {W.dtype} "
+                         f"(e.g. {_plain(W.flat[0])!r}); strings do not count as protected.")
+    bad = ~((W == 0) | (W == 1))
+    if bad.any():
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name} must contain only 0 and 1 (1 = protected); {int(bad.sum())} "
+                         f"entries are not, the first at {first}: {_plain(W[first])!r}.")
     return W.astype(bool)
 
 
@@ -124,3 +311,216 @@ def resolve_y_bound(y_bound, y, name="y_bound"):
     ):
         raise ValueError(f"{name} must be a positive finite number, got {y_bound!r}.")
     return float(y_bound)
+
+
+def check_real(value, name, low=None, high=None, low_open=False, high_open=False, allow_inf=False):
+    """Return value as a float inside the stated interval (finite unless ``allow_inf``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise ValueError(f"{name} must be a real number, got {value!r}.")
+    value = float(value)
+    if not allow_inf and not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value!r}.")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# Bayesian coordinate DP (ldpviz.bcdp): data in the box [-1, 1]^d of the BCDP paper
+# ----------------------------------------------------------------------------------------------
+BCDP_WEIGHTS = ("paper", "inverse_variance")
+
+
+def check_alpha(alpha, name="alpha"):
+    """A budget in [0, inf]: 0 releases nothing, inf is the non-private limit."""
+    return check_real(alpha, name, low=0.0, allow_inf=True)
+
+
+def check_finite_epsilon(epsilon, name="epsilon"):
+    """The overall LDP budget: positive and finite (Theorem 2 spends it in finite steps), and
+    not so small that double precision loses the l2 mechanism's noise."""
+    epsilon = check_epsilon(epsilon, name)
+    if not np.isfinite(epsilon):
+        raise ValueError(f"{name} must be finite for BCDP mechanisms, got {epsilon!r}.")
+    return check_simulable(epsilon, name=name)
+
+
+def check_q(q, name="q"):
+    return check_real(q, name, low=0.0, high=1.0)
+
+
+def check_zeta(zeta, q, name="zeta"):
+    """zeta in (0, 1]; None is the heuristic ``(1 + q) / 2`` of Appendix B.3."""
+    if zeta is None:
+        return (1.0 + q) / 2.0
+    return check_real(zeta, name, low=0.0, high=1.0, low_open=True)
+
+
+def check_deltas(deltas, n_features=None, name="deltas"):
+    """Per-coordinate BCDP demands: 1-D, >= 0 (inf allowed), non-decreasing. A single number
+    is the same demand for each of ``n_features`` coordinates."""
+    try:
+        arr = np.asarray(deltas, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and arr.ndim == 0 and n_features is not None:
+        arr = np.full(n_features, float(arr))
+    if arr is None or arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of budgets, got {deltas!r}.")
+    if n_features is not None and arr.size != n_features:
+        raise ValueError(f"{name} has {arr.size} entries but the data have {n_features} "
+                         "coordinates; give one delta per coordinate.")
+    if np.any(np.isnan(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must contain numbers >= 0 (np.inf: no coordinate demand).")
+    if np.any(arr[1:] < arr[:-1]):  # not np.diff: inf - inf is nan
+        raise ValueError(f"{name} must be non-decreasing: order the coordinates from the most to "
+                         "the least sensitive (Section 4 of the BCDP paper).")
+    return arr
+
+
+def check_schedule(c, n_features=None, name="c"):
+    """Cumulative budgets c_1 <= ... <= c_d of Mechanism 1, finite and >= 0."""
+    arr = np.asarray(c, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
+    if n_features is not None and arr.size != n_features:
+        raise ValueError(f"{name} has {arr.size} entries but the data have {n_features} "
+                         "coordinates.")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(np.diff(arr) < 0):
+        raise ValueError(f"{name} must be finite, >= 0 and non-decreasing (cumulative budgets "
+                         f"of Mechanism 1), got {arr!r}.")
+    return arr
+
+
+def check_signed_box(X, name="X"):
+    """A finite (n, d) array with entries in the paper's box [-1, 1]."""
+    X = _check_2d_finite(X, name)
+    if np.any(np.abs(X) > 1.0):
+        raise ValueError(f"{name} has {int(np.sum(np.abs(X) > 1.0))} values outside the box "
+                         f"[-1, 1] of the BCDP paper (min {X.min():.3g}, max {X.max():.3g}); "
+                         "rescale with public bounds.")
+    return X
+
+
+def check_weights(weights, name="weights"):
+    if weights not in BCDP_WEIGHTS:
+        raise ValueError(f"{name} must be one of {list(BCDP_WEIGHTS)}, got {weights!r}.")
+    return weights
+
+
+def check_prior(prior, name="prior"):
+    prior = np.asarray(prior, dtype=float)
+    if prior.ndim == 0 or prior.size == 0:
+        raise ValueError(f"{name} must be a joint pmf with one axis per coordinate.")
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1.0) > 1e-9:
+        raise ValueError(f"{name} must be non-negative and sum to 1 (sum {prior.sum():.6g}).")
+    return prior
+
+
+def check_channel(channel, input_shape=None, name="channel"):
+    channel = np.asarray(channel, dtype=float)
+    if channel.ndim < 2:
+        raise ValueError(f"{name} must have shape input_shape + (n_outputs,), got "
+                         f"{channel.shape}.")
+    if input_shape is not None and channel.shape[:-1] != tuple(input_shape):
+        raise ValueError(f"{name} has input shape {channel.shape[:-1]} but the prior has shape "
+                         f"{tuple(input_shape)}; the last axis of {name} indexes outputs.")
+    if not np.all(np.isfinite(channel)) or np.any(channel < 0):
+        raise ValueError(f"{name} must contain probabilities >= 0.")
+    if np.max(np.abs(channel.sum(axis=-1) - 1.0)) > 1e-9:
+        raise ValueError(f"{name} rows (last axis) must sum to 1: P(output | input).")
+    return channel
+
+
+# ----------------------------------------------------------------------------------------------
+# The formulas of Section 4 (ldpviz.theory): scalars or arrays of sizes, budgets and depths
+# ----------------------------------------------------------------------------------------------
+
+
+def check_s(s, d, name="s"):
+    return check_int(s, name, 0, d)
+
+
+def check_depths(p, name="p", strict=False):
+    """Real depths >= 0 (> 0 if strict); scalars stay scalar-shaped."""
+    try:
+        arr = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.") from None
+    if np.asarray(p).dtype == bool:
+        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {p!r}.")
+    if np.any(arr <= 0) if strict else np.any(arr < 0):
+        raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {p!r}.")
+    return arr
+
+
+def check_holder_alpha(alpha):
+    """Hölder exponent of Assumption 4.1: 0 < alpha <= 1."""
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
+            or not (0 < alpha <= 1)):
+        raise ValueError(f"alpha must be a number in (0, 1] (Assumption 4.1), got {alpha!r}.")
+    return float(alpha)
+
+
+def check_c(c):
+    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (
+        math.isfinite(c) and c > 0
+    ):
+        raise ValueError(f"c must be a positive finite number, got {c!r}.")
+    return float(c)
+
+
+def check_n_array(n, low, name="n"):
+    """Sample sizes as a float array, every entry finite and >= low."""
+    try:
+        arr = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {n!r}.") from None
+    if isinstance(n, bool) or not np.all(np.isfinite(arr)) or np.any(arr < low):
+        raise ValueError(f"{name} must be finite and >= {low}, got {n!r}.")
+    return arr
+
+
+def check_epsilon_array(epsilon, name="epsilon"):
+    """Budgets as a float array in (0, inf]; inf = no privacy."""
+    if np.ndim(epsilon) == 0:
+        return np.asarray(check_epsilon(epsilon, name))
+    try:
+        arr = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be positive numbers, got {epsilon!r}.") from None
+    if np.any(np.isnan(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
+    return arr
+
+
+def check_lam(lam):
+    try:
+        arr = np.asarray(lam, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"lam must be a number in [0, 1], got {lam!r}.") from None
+    if isinstance(lam, bool) or not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(
+        arr > 1
+    ):
+        raise ValueError(f"lam must lie in [0, 1] (lambda* of eq 12), got {lam!r}.")
+    return arr
+
+
+def check_tie_rtol(tie_rtol):
+    if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, numbers.Real) or not (
+        math.isfinite(tie_rtol) and tie_rtol >= 0
+    ):
+        raise ValueError(f"tie_rtol must be a finite number >= 0, got {tie_rtol!r}.")
+    return float(tie_rtol)
+
+
+def check_s_min(s_min, d):
+    return check_int(s_min, "s_min", 0, d - 1)

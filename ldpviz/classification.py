@@ -18,20 +18,23 @@ import warnings
 
 import numpy as np
 from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import type_of_target
 
-from ._base import SemiFeatureEstimator
+from ._base import SemiFeatureEstimator, check_X
+from ._config import check_budget, check_grid_budget, get_config
 from ._rng import as_generator
 from ._validation import (
     PrivacyWarning,
     check_choice,
     check_epsilon,
-    check_features,
     check_int,
     check_label_shape,
+    check_simulable,
 )
-from .baselines import _MAX_HIST_CELLS, HIST_NOISE, _grid_sums
+from .baselines._common import _PRIVATIZE_BYTES
+from .baselines._hist import HIST_NOISE, _grid_sums
 from .estimators import HistOfTreeProtocol
-from .mechanisms import debias_grr, grr
+from .mechanisms import debias_grr, grr, grr_probabilities
 from .partition import Histogram
 
 __all__ = ["HistClassifier", "HistOfTreeClassifier"]
@@ -40,14 +43,34 @@ CLASSIFIER_FALLBACKS = ("leaf", "prior")
 
 
 def _encode_labels(y, n_samples, classes):
-    """(classes_, codes): the public label set and each label's index in it."""
+    """(classes_, codes): the public label set and each label's index in it.
+
+    Refuses labels that are not categories: missing values, a mix of strings and numbers, and
+    (when ``classes`` is not given) a continuous target, which would make every distinct value
+    a class.
+    """
+    for labels, name in ((y, "y"), (classes, "classes")):
+        if isinstance(labels, (list, tuple)):  # numpy would turn [1, "a"] into ["1", "a"]
+            _check_one_label_type(np.asarray(labels, dtype=object).ravel(), name)
     y = check_label_shape(y, n_samples)
-    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or inf.")
-    if y.dtype == object and any(v is None or (isinstance(v, float) and np.isnan(v))
-                                 for v in y):
-        raise ValueError("y contains missing values (None or NaN).")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or inf; class labels must be categories.")
+    if y.dtype == object:
+        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
+            raise ValueError("y contains missing values (None or NaN).")
+        _check_one_label_type(y, "y")
     if classes is None:
+        kind = type_of_target(y)
+        if kind == "continuous":
+            raise ValueError(
+                f"Unknown label type: continuous. y holds {len(np.unique(y)):,} distinct "
+                f"values, not all integers (e.g. {y[:1].tolist()[0]!r}): a continuous target, "
+                "where a classifier needs class labels. Use a regressor (HistOfTree), bin y "
+                "first, or pass classes explicitly.")
+        if kind == "unknown":
+            raise ValueError(
+                f"Unknown label type: unknown. y holds {type(y[0]).__name__} objects (dtype "
+                f"{y.dtype}); pass class labels as integers or strings.")
         warnings.warn(
             "classes was not set, so the label set was read off the private labels. That "
             "choice depends on private data and is not covered by the privacy guarantee; "
@@ -58,34 +81,57 @@ def _encode_labels(y, n_samples, classes):
         classes_ = np.unique(y)
     else:
         classes_ = np.asarray(classes)
+        if classes_.dtype == object:
+            _check_one_label_type(classes_, "classes")
         if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
             raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}.")
         classes_ = np.sort(classes_)
     if len(classes_) < 2:
-        raise ValueError(f"y needs at least two classes, got {list(classes_)!r}.")
-    codes = np.searchsorted(classes_, y)
-    codes = np.minimum(codes, len(classes_) - 1)
-    if not np.all(classes_[codes] == y):
-        raise ValueError("y has labels outside classes: "
-                         f"{sorted(set(np.asarray(y)[classes_[codes] != y].tolist()))!r}.")
+        raise ValueError(f"y needs at least two classes, got 1 class: {list(classes_)!r}.")
+    try:
+        codes = np.minimum(np.searchsorted(classes_, y), len(classes_) - 1)
+        outside = classes_[codes] != y
+    except TypeError:  # labels of another type than classes (str against numbers)
+        raise ValueError(f"y and classes hold different label types ({y.dtype} and "
+                         f"{classes_.dtype}).") from None
+    if np.any(outside):
+        raise ValueError(f"y has labels outside classes: {sorted(set(y[outside].tolist()))!r}.")
     return classes_, codes
+
+
+def _check_one_label_type(labels, name):
+    """Refuse a mix of strings and numbers: they have no common order and no common meaning."""
+    kinds = {"string" if isinstance(v, str) else "number" for v in labels}
+    if len(kinds) > 1:
+        text = next(v for v in labels if isinstance(v, str))
+        number = next(v for v in labels if not isinstance(v, str))
+        raise ValueError(f"{name} mixes strings and numbers as class labels (e.g. {text!r} and "
+                         f"{number!r}); use one type (Mix of label input types).")
 
 
 class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
     """Input checks of the classifiers (labels are categories, not numbers)."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Privacy noise dominates on the small samples of scikit-learn's checks.
+        tags.classifier_tags.poor_score = True
+        return tags
+
     def _prepare_classification_fit(self, X, y, W, needs_mask):
         check_epsilon(self.epsilon)
-        X = check_features(X)
+        X = check_X(self, X, reset=True)
         self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
-        self.n_features_in_ = X.shape[1]
         if needs_mask or W is not None:
             W = self._resolve_mask(X.shape, W)
+        shares, _ = self._budget_shares(X.shape[1])
+        check_simulable(self.epsilon, shares)
         return X, codes, W, as_generator(self.random_state)
 
     def predict(self, X):
         """The predicted class of each point."""
-        return self.classes_[self._predict_codes(X)]
+        codes = self._predict_codes(X)  # checks that the model is fitted
+        return self.classes_[codes]
 
 
 class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
@@ -101,7 +147,11 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     2. With pi = histogram on the s most protected axes x tree, each user reports its cell
        among its potential cells V_i with budget ``(1 - rho) eps`` (eq 17 or eq 8). The
        per-cell class scores are ``sum_i Y~_ic V~_i^j`` (eq 9's numerator, one per class),
-       unbiased for the class counts; the cell predicts the class with the largest score.
+       unbiased for the class counts. By default (``cell_estimate="stable"``) each cell's
+       class frequencies ``scores / D_j`` are weighed against coarser ones by their noise
+       (:mod:`ldpviz.cell_estimates`, with the label noise of GRR and a spread of at most 1,
+       the largest variance of a one-hot label); with ``"paper"`` the cell predicts the class
+       with the largest score (eq 9's numerator).
 
     Privacy: eps-semi-feature LDP (Definition 3.1): the GRR label report changes probability
     by at most ``e^{rho eps}`` between any two classes (Proposition A.1) and the cell report
@@ -127,9 +177,15 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     private_features : list of int or None
         Aligned case: the columns every user protects (if W is not passed to fit).
     min_samples_leaf : int, default=0
+    cell_estimate : {"stable", "paper"}, default="stable"
+        As in :class:`ldpviz.HistOfTree`: "stable" weighs each cell's class frequencies by
+        their noise and falls back along the tree (the default: sparse cells otherwise vote
+        by noise); "paper" uses the scores as printed.
     fallback : {"leaf", "prior"}, default="leaf"
-        Class probabilities of a cell whose scores are all <= 0: the round-1 mean of the
-        debiased one-hot labels in its tree leaf (else the global one), or the global one.
+        "paper": class probabilities of a cell whose scores are all <= 0: the round-1 mean of
+        the debiased one-hot labels in its tree leaf (else the global one), or the global one.
+        "stable": fall back along the round-1 means of the tree nodes ("leaf") or toward the
+        global one ("prior").
     random_state : None, int, or numpy Generator
 
     Attributes
@@ -140,6 +196,8 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     cell_scores_ : (n_cells, K) debiased class counts per cell (may be negative).
     cell_denominator_ : (n_cells,) debiased user counts (the scores add up to it).
     cell_proba_ : (n_cells, K) class probabilities per cell.
+    cell_std_error_ : (n_cells,) with ``cell_estimate="stable"``: as in
+        :class:`ldpviz.HistOfTree`.
     y_reported_ : (n,) int, each user's GRR class report (index into ``classes_``), drawn once.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int
@@ -148,7 +206,7 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
 
     def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
                  rho=0.5, classes=None, private_features=None, min_samples_leaf=0,
-                 fallback="leaf", random_state=None):
+                 cell_estimate="stable", fallback="leaf", random_state=None):
         self.epsilon = epsilon
         self.s = s
         self.t = t
@@ -159,10 +217,13 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         self.classes = classes
         self.private_features = private_features
         self.min_samples_leaf = min_samples_leaf
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.random_state = random_state
 
     _fallbacks = CLASSIFIER_FALLBACKS
+    _global_fallback_rows = 1  # "prior": the root's round-1 mean
+    _posterior = True  # accuracy: a noisy cell still votes where the fallback is undecided
 
     def fit(self, X, y, W=None):
         """Run both rounds of the protocol.
@@ -177,7 +238,9 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         check_int(self.t, "t", 1)
         check_int(self.depth, "depth", 0)
         X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
-        self._run_protocol(X, codes, W, rng, self._choose_s(W), self.t, self.depth)
+        s = self._choose_s(W)
+        self._check_budget(W, s, self.t, self.depth, n_outputs=len(self.classes_))
+        self._run_protocol(X, codes, W, rng, s, self.t, self.depth)
         return self
 
     def _release_labels(self, codes, epsilons, rng):
@@ -185,6 +248,21 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         K = len(self.classes_)
         self.y_reported_ = grr(codes, K, epsilons, rng)
         return debias_grr(self.y_reported_, K, epsilons)
+
+    def _label_noise(self, epsilon):
+        """Total variance ``c^2 ((K-1) q (1-q) + p (1-p))`` of a debiased GRR one-hot label.
+
+        For K-ary GRR (eq 16) with ``c = 1 / (p - q)``: the column of the true class has
+        variance ``c^2 p (1 - p)``, each other column ``c^2 q (1 - q)``; the sum does not
+        depend on the class.
+        """
+        p, q = grr_probabilities(len(self.classes_), epsilon)
+        if p == q:  # no information (cannot happen for epsilon > 0)
+            return np.inf
+        return ((len(self.classes_) - 1) * q * (1 - q) + p * (1 - p)) / (p - q) ** 2
+
+    def _deviation_scale(self):
+        return 1.0  # the largest total variance of a one-hot label
 
     def _set_cell_values(self, scores, den, onehot):
         """Class scores per cell, clipped at 0 and normalised, with the fallback."""
@@ -195,6 +273,14 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         else:
             backup = np.broadcast_to(prior, scores.shape)
         self.cell_proba_ = _normalise(scores, backup)
+
+    def _set_stable_values(self, estimate):
+        """Stable class frequencies per cell, clipped at 0 and normalised."""
+        self.cell_scores_ = self.cell_numerator_
+        self.cell_std_error_ = estimate.std_error
+        prior = _normalise(estimate.node_values[:1])[0]
+        self.cell_proba_ = _normalise(estimate.values, np.broadcast_to(prior,
+                                                                        estimate.values.shape))
 
     def predict_proba(self, X):
         """Class probabilities of the cell containing each point, columns in ``classes_``.
@@ -266,11 +352,11 @@ class HistClassifier(_PrivateClassifier):
         self.noise = noise
         self.random_state = random_state
 
-    def _grid(self, d):
+    def _grid(self, n, d):
         t = check_int(self.t, "t", 1)
         check_choice(self.noise, "noise", HIST_NOISE)
-        if float(t) ** d > _MAX_HIST_CELLS:
-            raise ValueError(f"t={t} gives t**d = {t}**{d} cells, too many; lower t.")
+        m = 1 if len(self.classes_) == 2 else len(self.classes_)
+        check_grid_budget("HistClassifier", n, t, d, m, per_user=self.noise == "per-user")
         return Histogram(tuple(range(d)), t)
 
     def _messages(self, codes):
@@ -290,7 +376,7 @@ class HistClassifier(_PrivateClassifier):
         W : ignored (everything is private); checked if given.
         """
         X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
-        grid = self._grid(X.shape[1])
+        grid = self._grid(*X.shape)
         self.n_cells_ = grid.n_cells
         eps = check_epsilon(self.epsilon)
         self.scale_ = 0.0 if np.isinf(eps) else 2.0 / eps
@@ -314,10 +400,11 @@ class HistClassifier(_PrivateClassifier):
         For small n only (it materialises the n x t**d array). Uses ``random_state``.
         """
         X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
-        grid = self._grid(X.shape[1])
+        grid = self._grid(*X.shape)
         values = self._messages(codes)
-        if len(X) * grid.n_cells * values.shape[1] > 50_000_000:
-            raise ValueError("privatize materialises n x t**d arrays; use fit.")
+        per_user = _PRIVATIZE_BYTES * grid.n_cells * values.shape[1]
+        check_budget("HistClassifier.privatize", "n_samples", len(X),
+                     {"max_bytes": per_user * len(X)}, fits=get_config()["max_bytes"] // per_user)
         eps = check_epsilon(self.epsilon)
         scale = 0.0 if np.isinf(eps) else 2.0 / eps
         onehot = grid.cell_index(X)[:, None] == np.arange(grid.n_cells)[None, :]

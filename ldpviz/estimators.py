@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import RegressorMixin
 
 from . import theory
-from ._base import SemiFeatureEstimator
-from ._validation import check_choice, check_int, check_rho
+from ._base import SemiFeatureEstimator, SemiFeatureRegressor
+from ._config import check_partition_budget, exceeds_budget, get_config, partition_plan
+from ._validation import check_c, check_choice, check_int, check_rho
+from .cell_estimates import (
+    CELL_ESTIMATES,
+    label_noise_sums,
+    paper_cell_values,
+    report_units,
+    stable_cell_values,
+    tree_units,
+)
 from .masks import protection_ranking
-from .mechanisms import MECHANISMS, cell_report_sums, privatize_labels, split_budget
+from .mechanisms import (
+    MECHANISMS,
+    cell_report_sums,
+    laplace_scale,
+    privatize_labels,
+    split_budget,
+)
 from .partition import RULES, build_partition
 
 FALLBACKS = ("leaf", "zero")
@@ -20,17 +34,34 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
 
     Subclasses define ``_release_labels(labels, epsilons, rng)``, the round-1 label release with
     per-user budgets (called once; its values Y~, shape (n,) or (n, m), feed the tree and every
-    cell) and
-    ``_set_cell_values(numerator, denominator, y_tilde)``, the post-processing of eq (9).
+    cell), ``_label_noise(epsilon)``, the variance of one released label summed over its
+    columns (public: it depends on the budget only), and the post-processing of the sums:
+    ``_set_cell_values(numerator, denominator, y_tilde)`` (eq 9 as printed) and
+    ``_set_stable_values(estimate)`` (:mod:`ldpviz.cell_estimates`).
     """
 
     _fallbacks = FALLBACKS
+    _local_fallback = "leaf"  # the fallback that uses the round-1 means of the tree nodes
+    _global_fallback_rows = 0  # the other fallback keeps the root (1) or nothing (0)
+    _posterior = False
 
     def _check_protocol_params(self):
         check_rho(self.rho)
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", self._fallbacks)
+        check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+        check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
+
+    def _check_budget(self, W, s, t, depth, n_outputs=1):
+        """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
+        (:func:`ldpviz.set_config`); the error names the parameter and a value that fits."""
+        hist = W[:, protection_ranking(W)[:s]]  # users grouped by the histogram axes they hide
+        patterns = (len(np.unique(hist @ (1 << np.arange(s, dtype=np.int64)))) if 0 < s < 63
+                    else min(len(W), 2**s))
+        check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
+                               W.shape[1] - s, self.rule, self.min_samples_leaf, n_outputs,
+                               self.mechanism, patterns)
 
     def _choose_s(self, W):
         d = W.shape[1]
@@ -46,24 +77,67 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self.s_ = s
         self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
-        # A user whose cell is fixed by what they publish (every tree axis published, and every
-        # histogram axis too unless t = 1) needs no private cell report: all of epsilon goes to
-        # the label. This is known before round 1: it depends on W, s and t only.
-        tree_axes = [a for a in range(W.shape[1]) if a not in self.hist_axes_]
-        fixed_cell = ~W[:, tree_axes].any(axis=1)
-        if t > 1:
-            fixed_cell &= ~W[:, list(self.hist_axes_)].any(axis=1)
+        fixed_cell = self._fixed_cells(W, t)
         label_epsilons = np.where(fixed_cell, float(self.epsilon), self.epsilon_label_)
         y_tilde = self._release_labels(labels, label_epsilons, rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
                                           self.rule, self.min_samples_leaf)
         self.tree_axes_ = self.partition_.tree_axes
         self.n_cells_ = self.partition_.n_cells
-        # Round 2: the cell reports over potential cells.
-        num, den = cell_report_sums(self.partition_, X, W, y_tilde, self.epsilon_cells_,
-                                    self.mechanism, rng)
+        # Round 2: the cell reports over potential cells (the same draws for either estimate).
+        stable = self.cell_estimate == "stable"
+        sums = cell_report_sums(self.partition_, X, W, y_tilde, self.epsilon_cells_,
+                                self.mechanism, rng, moments=stable)
+        num, den = sums[0], sums[1]
         self.cell_numerator_, self.cell_denominator_ = num, den
-        self._set_cell_values(num, den, y_tilde)
+        if stable:
+            self._set_stable_values(self._stable_estimate(X, W, y_tilde, sums, fixed_cell))
+        else:
+            self._set_cell_values(num, den, y_tilde)
+
+    def _fixed_cells(self, W, t):
+        """Users whose cell is fixed by what they publish: all of epsilon goes to their label.
+
+        Every tree axis published, and every histogram axis too unless t = 1: such a user needs
+        no private cell report. Known before round 1 (it depends on W, s and t only).
+        """
+        tree_axes = [a for a in range(W.shape[1]) if a not in self.hist_axes_]
+        fixed_cell = ~W[:, tree_axes].any(axis=1)
+        if t > 1:
+            fixed_cell &= ~W[:, list(self.hist_axes_)].any(axis=1)
+        return fixed_cell
+
+    def _stable_estimate(self, X, W, y_tilde, sums, fixed_cell):
+        """The variance-aware estimate of :mod:`ldpviz.cell_estimates` from the released data.
+
+        Public-side units: the round-1 sums of Y~ in every tree node (the users who reached its
+        leaves; the root holds everyone). Label-noise variances: ``nu`` for users who split
+        their budget, ``nu_fixed`` for those who spent it all on the label (their cell is
+        public, so they report it exactly).
+        """
+        part = self.partition_
+        tree = part.tree
+        y2 = y_tilde[:, None] if y_tilde.ndim == 1 else y_tilde
+        nu, nu_fixed = self._label_noise(self.epsilon_label_), self._label_noise(self.epsilon)
+        if fixed_cell.all():
+            fixed = sums.denominator  # everyone reports exactly: V~ = 1
+        elif fixed_cell.any():  # their published coordinates give their cell
+            fixed = np.bincount(part.cell_index(X[fixed_cell]), minlength=self.n_cells_)
+        else:
+            fixed = np.zeros(self.n_cells_)
+        # The other fallback keeps no node below the root: 0, or the global mean (the root).
+        local = float(self.fallback == self._local_fallback)
+        count = tree.leaf_count * local
+        leaf_noise = nu * count + (nu_fixed - nu) * local * np.reshape(
+            fixed, (-1, part.n_leaves)).sum(axis=0)
+        leaf_sum = np.nan_to_num(tree.leaf_label_mean).reshape(len(count), -1) * count[:, None]
+        keep_root = float(local or self._global_fallback_rows)
+        root = (keep_root * len(y2), keep_root * y2.sum(axis=0),
+                keep_root * (nu * len(y2) + (nu_fixed - nu) * fixed_cell.sum()))
+        nodes = tree_units(tree, count, leaf_sum, leaf_noise, root)
+        cells = report_units(sums, label_noise_sums(sums.denominator, fixed, nu, nu_fixed))
+        return stable_cell_values(tree, nodes, cells, part.histogram.n_cells,
+                                  self._deviation_scale(), self.rule, self._posterior)
 
     def _leaf_backup(self, global_value):
         """Round-1 leaf means of Y~ (``global_value`` where a leaf has none), one row per cell."""
@@ -73,7 +147,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         return np.tile(leaf, reps)
 
 
-class HistOfTree(RegressorMixin, HistOfTreeProtocol):
+class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     """Histogram on the private features times a tree on the public ones, under semi-feature LDP.
 
     The two-round protocol of Section 3 (aligned: eqs 4-6; personalized: eqs 8-9; GRR variant:
@@ -108,7 +182,9 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
     t : int, default=2
         Histogram bins per private axis.
     depth : int, default=2
-        Depth p of the public tree.
+        Depth p of the public tree. A full max-edge tree (``min_samples_leaf=0``) has 2^p
+        leaves whatever the data, so p may not exceed ``ceil(log2 n)``; the partition must also
+        fit the resource budget (:func:`ldpviz.get_config`). Both are checked before round 1.
     rule : {"max-edge", "cart"}, default="max-edge"
         Max-edge midpoint rule of Algorithm 1, or CART variance reduction (the paper's "CART").
     mechanism : {"grr", "rr", "auto"}, default="grr"
@@ -125,9 +201,24 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
     min_samples_leaf : int, default=0
         Refuse a tree split leaving a child with fewer users who publish that coordinate
         (0: the full tree of Algorithm 1).
+    cell_estimate : {"stable", "paper"}, default="stable"
+        How the cell values are computed from the released sums (post-processing, no privacy
+        cost). "paper": eq (9) as printed, ``N_j / D_j``, with the fallback below where
+        ``D_j <= 0``; use it to reproduce the paper. "stable" (the default): each cell's
+        ratio is weighed against a coarser estimate by its own noise,
+        ``f^_j = g_j + R_j D_j tau^2 / (D_j^2 tau^2 + Var R_j)`` with ``R_j = N_j - g_j D_j``
+        and ``Var R_j`` the variance privacy adds (delta method; formula and derivation in
+        :mod:`ldpviz.cell_estimates`), ``tau^2`` estimated across cells (empirical Bayes),
+        and ``g_j`` the leaf's value plus the histogram effect measured on coarser tree
+        nodes, down to the round-1 mean of Y~. It is the default because eq (9) explodes
+        in sparse cells (a ratio of two noisy sums: the debiased count D_j can be ~0 or
+        negative) while the stable estimate does not, and where every cell's noise is small
+        the two agree (with epsilon = inf both are eq (3)).
     fallback : {"leaf", "zero"}, default="leaf"
-        Prediction in a cell whose estimated count is not positive: the round-1 mean of the
-        privatised labels in its tree leaf (the global mean if that leaf has none), or 0.
+        The public-side value to fall back to. "paper": prediction in a cell whose estimated
+        count is not positive: the round-1 mean of the privatised labels in its tree leaf (the
+        global mean if that leaf has none), or 0. "stable": "leaf" falls back along the
+        round-1 means of Y~ in the tree nodes; "zero" toward 0.
     clip : bool, default=True
         Clip predictions to [-M, M].
     random_state : None, int, or numpy Generator
@@ -140,6 +231,9 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
     cell_values_ : (n_cells,) predictions per cell.
     cell_numerator_, cell_denominator_ : (n_cells,) the sums of eq (9); the denominator is the
         debiased count of users in each cell.
+    cell_std_error_ : (n_cells,) with ``cell_estimate="stable"`` only: the standard error of
+        each cell's eq-(9) ratio, ``sqrt(Var R_j) / D_j`` (inf where D_j <= 0), the noise the
+        stable estimate weighs it by.
     y_tilde_ : (n,) the privatised labels, released once and reused by the tree and every cell.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int, the number of histogram axes used.
@@ -149,7 +243,7 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
 
     def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
                  rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
-                 fallback="leaf", clip=True, random_state=None):
+                 cell_estimate="stable", fallback="leaf", clip=True, random_state=None):
         self.epsilon = epsilon
         self.s = s
         self.t = t
@@ -160,6 +254,7 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         self.y_bound = y_bound
         self.private_features = private_features
         self.min_samples_leaf = min_samples_leaf
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.clip = clip
         self.random_state = random_state
@@ -178,7 +273,9 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         check_int(self.t, "t", 1)
         check_int(self.depth, "depth", 0)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
-        self._run_protocol(X, y, W, rng, self._choose_s(W), self.t, self.depth)
+        s = self._choose_s(W)
+        self._check_budget(W, s, self.t, self.depth)
+        self._run_protocol(X, y, W, rng, s, self.t, self.depth)
         return self
 
     def _release_labels(self, y, epsilons, rng):
@@ -186,14 +283,26 @@ class HistOfTree(RegressorMixin, HistOfTreeProtocol):
         self.y_tilde_ = privatize_labels(y, epsilons, self.y_bound_, rng)
         return self.y_tilde_
 
+    def _label_noise(self, epsilon):
+        """Variance ``2 b^2`` of the Laplace noise of one label, ``b = 2M / epsilon``."""
+        return 2.0 * laplace_scale(epsilon, self.y_bound_) ** 2
+
+    def _deviation_scale(self):
+        return self.y_bound_ ** 2
+
     def _set_cell_values(self, num, den, y_tilde):
         """eq (9) per cell, with the post-processing fallback and clipping."""
         if self.fallback == "zero":
             backup = np.zeros(self.n_cells_)
         else:
             backup = self._leaf_backup(float(np.mean(y_tilde)))
-        ok = den > 0
-        values = np.where(ok, num / np.where(ok, den, 1.0), backup)
+        self._store_values(paper_cell_values(num, den, backup))
+
+    def _set_stable_values(self, estimate):
+        self.cell_std_error_ = estimate.std_error
+        self._store_values(estimate.values[:, 0])
+
+    def _store_values(self, values):
         M = self.y_bound_
         self.cell_values_ = np.clip(values, -M, M) if self.clip else values
 
@@ -217,15 +326,18 @@ class AdHistOfTree(HistOfTree):
     midpoints; CART not at all), and on an aligned mask this selects ``s = s*``, the first
     corner case of Section 4.3. If every feature is protected by
     everyone (s = d, no tree), t minimises the s = d analogue of (15),
-    ``t^{2d} log n / (n eps^2) + c t^{-2}``.
+    ``t^{2d} log n / (n eps^2) + c t^{-2}``. Only partitions with at most ``n`` cells (the side
+    condition ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) that fit the resource
+    budget are candidates, so the selection stays bounded at every epsilon, ``np.inf``
+    included, where (15) alone would keep deepening the tree.
 
     Privacy: exactly that of :class:`HistOfTree`; the selection reads only the public mask W.
 
     Parameters
     ----------
-    epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, fallback, clip,
-    random_state :
-        As in :class:`HistOfTree`.
+    epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, cell_estimate,
+    fallback, clip, random_state :
+        As in :class:`HistOfTree` (the stable cell estimate by default).
     c : float, default=0.01
         Multiplier of the approximation term of (15); Appendix C.1 tunes it in {0.01, 0.1, 1}.
         The bound's constants are unknown; with c = 1 (the bound as printed) it picks trees far
@@ -243,7 +355,7 @@ class AdHistOfTree(HistOfTree):
 
     def __init__(self, epsilon=1.0, c=0.01, t_offset=0, rule="max-edge", mechanism="grr",
                  rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
-                 fallback="leaf", clip=True, random_state=None):
+                 cell_estimate="stable", fallback="leaf", clip=True, random_state=None):
         self.epsilon = epsilon
         self.c = c
         self.t_offset = t_offset
@@ -253,6 +365,7 @@ class AdHistOfTree(HistOfTree):
         self.y_bound = y_bound
         self.private_features = private_features
         self.min_samples_leaf = min_samples_leaf
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.clip = clip
         self.random_state = random_state
@@ -260,27 +373,55 @@ class AdHistOfTree(HistOfTree):
     def fit(self, X, y, W=None):
         """Select (s, p*, t) from the public W, n and epsilon, then run HistOfTree's protocol."""
         self._check_protocol_params()
-        if isinstance(self.c, bool) or not np.isscalar(self.c) or not self.c > 0:
-            raise ValueError(f"c must be a positive number, got {self.c!r}.")
+        check_c(self.c)
         check_int(self.t_offset, "t_offset", -10, 10)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
+        self._check_budget(W, self.s_, self.t_, self.depth_)
         self._run_protocol(X, y, W, rng, self.s_, self.t_, self.depth_)
         return self
 
     def _select(self, W):
+        """(s, p*, t, lambda*) by eq (15), among partitions with at most ``_cell_cap`` cells."""
         n, d = W.shape
         s_min = int(np.sum(W.all(axis=0)))
         epsilon = float(self.epsilon)
+        cap = self._cell_cap(n, d)
         if s_min == d or n < 2:
-            return d, 0, self._histogram_only_t(n, d, epsilon), 0.0
-        s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min)
+            return d, 0, self._histogram_only_t(n, d, epsilon, cap), 0.0
+        try:
+            s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min, max_cells=cap)
+        except ValueError:  # even p = 1 is too large with s >= s_min: no tree
+            return s_min, 0, self._histogram_only_t(n, s_min, epsilon, cap), 0.0
         t = max(1, theory.optimal_t(p, d, s) + self.t_offset)
+        t = min(t, _largest_root(cap >> p, s))  # t_offset may push t past the cap
         return s, p, t, float(theory.lambda_star(W, s, p))
 
-    def _histogram_only_t(self, n, d, epsilon):
-        """Bins per axis minimising t^{2d} log n / (n eps^2) + c t^{-2} (the s = d case)."""
-        t = np.arange(1, 65)
+    def _cell_cap(self, n, d):
+        """Most cells the selection may choose: no more than the n users (the side condition
+        ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) and what the budget holds
+        (:func:`ldpviz.get_config`) for the cell reports of n users, whatever the rule."""
+        cap = min(max(n, 1), get_config()["max_cells"])
+        fits = [q for q in range(cap.bit_length()) if exceeds_budget(
+            partition_plan(n, n, 1, 0, q, d, "max-edge", 0, 1, self.mechanism), n) is None]
+        return min(cap, 1 << max(fits, default=0))
+
+    def _histogram_only_t(self, n, s, epsilon, cap):
+        """Bins per axis minimising t^{2s} log n / (n eps^2) + c t^{-2} (the s = d case), at
+        most the ``cap`` cells."""
+        t = np.arange(1, min(64, _largest_root(cap, s)) + 1)
         scale = np.log(max(n, 2)) / (max(n, 1) * epsilon**2) if np.isfinite(epsilon) else 0.0
-        best = int(t[np.argmin(t ** (2.0 * d) * scale + self.c * t ** -2.0)])
-        return max(1, best + self.t_offset)
+        best = int(t[np.argmin(t ** (2.0 * s) * scale + self.c * t ** -2.0)])
+        return int(np.clip(best + self.t_offset, 1, t[-1]))
+
+
+def _largest_root(cells, s):
+    """Largest t >= 1 with t^s <= cells (1 if none; any t when s = 0)."""
+    if s == 0:
+        return 64
+    t = max(1, round(max(cells, 1) ** (1.0 / s)))
+    while t > 1 and t**s > cells:
+        t -= 1
+    while (t + 1) ** s <= cells:
+        t += 1
+    return t

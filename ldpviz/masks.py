@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ._rng import as_generator
-from ._validation import check_int, check_mask
+from ._validation import check_int, check_mask, check_real
 
 __all__ = [
     "MaskSummary",
@@ -38,22 +38,6 @@ __all__ = [
     "summarize_mask",
     "validate_mask",
 ]
-
-
-def _check_real(value, name, low=None, high=None, low_open=False, high_open=False):
-    """Return value as a finite float inside the stated interval, else ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}.")
-    value = float(value)
-    too_low = low is not None and (value <= low if low_open else value < low)
-    too_high = high is not None and (value >= high if high_open else value > high)
-    if too_low or too_high:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        lo = "-inf" if low is None else f"{low:g}"
-        hi = "inf" if high is None else f"{high:g}"
-        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value!r}.")
-    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +210,7 @@ def concentrated_mask(n, d, decay=0.2):
     ndarray of bool, shape (n, d)
     """
     n, d = check_int(n, "n", 1), check_int(d, "d", 1)
-    decay = _check_real(decay, "decay", 0.0, 1.0, low_open=True)
+    decay = check_real(decay, "decay", 0.0, 1.0, low_open=True)
     i = np.arange(1, n + 1)[:, None]
     return i <= n * decay ** np.arange(d, dtype=float)[None, :]
 
@@ -331,8 +315,12 @@ def shuffle_users(W, random_state=None):
 
 
 def protection_counts(W):
-    """How many users protect each feature: ``W.sum(axis=0)``."""
-    return np.asarray(W, dtype=bool).sum(axis=0)
+    """How many users protect each feature: ``W.sum(axis=0)``.
+
+    ``W`` is checked as in :func:`validate_mask`: only booleans and the numbers 0 and 1 count,
+    so NaN, 2, -1 or the string '0' are refused rather than read as "protected".
+    """
+    return validate_mask(W).sum(axis=0)
 
 
 def protection_ranking(W):

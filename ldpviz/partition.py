@@ -16,20 +16,47 @@ cube is covered exactly; the lower child of a split at ``c`` is ``x < c``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid, hiding_patterns
+from ._tree_growth import CART_BINS, TREE_MEMO, TreeMemo, grow, reuse_trees
+
+__all__ = ["CART_BINS", "RULES", "Histogram", "Partition", "PublicTree", "TreeMemo",
+           "build_partition", "grow_tree", "reuse_trees"]
 from ._validation import check_choice, check_int
 
 RULES = ("max-edge", "cart")
-CART_BINS = 256  # candidate split points of the CART rule: the grid k / 256 of the public box
+
+
+def _mixed_radix(bins, t):
+    """Row-major cell id of per-axis bins (n, k) in base t; any number of axes (numpy's
+    ravel_multi_index takes at most 64), the guard keeps t^k within int64."""
+    cell = np.zeros(len(bins), dtype=np.int64)
+    for j in range(bins.shape[1]):
+        cell = cell * t + bins[:, j]
+    return cell
 
 
 def _inside(x, lo, hi):
     """x in [lo, hi), with the face at 1 closed. Broadcasts."""
     return (x >= lo) & ((x < hi) | (hi >= 1.0))
+
+
+def _columns(weights):
+    """Weights as an (n, m) float array (a 1-D array is one column)."""
+    weights = np.asarray(weights, dtype=float)
+    return weights[:, None] if weights.ndim == 1 else weights
+
+
+def _group_sums(group, n_groups, weights):
+    """(n_groups, m) column sums of ``weights`` (n, m) per group."""
+    weights = _columns(weights)
+    return np.stack([np.bincount(group, weights=col, minlength=n_groups)
+                     for col in weights.T], axis=-1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -49,13 +76,14 @@ class Histogram:
     def bins(self, X):
         """(n, s) bin index of each point along each histogram axis."""
         cols = X[:, list(self.axes)]
-        return np.minimum((cols * self.t).astype(np.int64), self.t - 1)
+        return np.clip((cols * self.t).astype(np.int64), 0, self.t - 1)
 
     def cell_index(self, X):
-        b = self.bins(X)
-        if b.shape[1] == 0:
-            return np.zeros(len(X), dtype=np.int64)
-        return np.ravel_multi_index(tuple(b.T), (self.t,) * len(self.axes))
+        """Histogram cell of each point (row-major over the axes, the last one fastest)."""
+        cell = np.zeros(len(X), dtype=np.int64)
+        for axis in self.axes:
+            cell = cell * self.t + np.clip((X[:, axis] * self.t).astype(np.int64), 0, self.t - 1)
+        return cell
 
     def potential(self, X, W):
         """(n, n_cells) bool: histogram cells consistent with each user's published coordinates."""
@@ -92,9 +120,7 @@ class Histogram:
         for j in reversed(range(len(self.axes))):
             b[:, j] = np.where(hidden[:, j], nth % self.t, b[:, j])
             nth = np.where(hidden[:, j], nth // self.t, nth)
-        if not self.axes:
-            return np.zeros(len(X), dtype=np.int64)
-        return np.ravel_multi_index(tuple(b.T), (self.t,) * len(self.axes))
+        return _mixed_radix(b, self.t)
 
     def potential_sum(self, X, W, weights):
         """``sum_i 1{h in H_i} weights[i]`` for every histogram cell h: shape (n_cells, m).
@@ -104,32 +130,40 @@ class Histogram:
         """
         s, t = len(self.axes), self.t
         weights = np.asarray(weights, dtype=float).reshape(len(X), -1)
-        out = np.zeros((t,) * s + (weights.shape[1],))
-        if s == 0:
+        if s == 0 or t == 1:  # one cell, potential for everyone
             return weights.sum(axis=0)[None, :]
-        b, hidden = self.bins(X), self._hidden(W)
-        pattern = hidden @ (1 << np.arange(s))
-        for code in np.unique(pattern):
-            rows = np.flatnonzero(pattern == code)
-            shown = [j for j in range(s) if not (code >> j) & 1]
+        out = np.zeros((t,) * s + (weights.shape[1],))
+        for rows, shown, cell in self._published_cells(X, W):
+            w = weights if rows is None else weights[rows]
             if shown:
-                group = np.ravel_multi_index(tuple(b[rows][:, shown].T), (t,) * len(shown))
-                onehot = sparse.csr_matrix(
-                    (np.ones(len(rows)), (group, np.arange(len(rows)))),
-                    shape=(t ** len(shown), len(rows)))
-                block = onehot @ weights[rows]
+                onehot = sparse.csr_matrix((np.ones(len(w)), (cell, np.arange(len(w)))),
+                                           shape=(t ** len(shown), len(w)))
+                block = onehot @ w
             else:
-                block = weights[rows].sum(axis=0, keepdims=True)
+                block = w.sum(axis=0, keepdims=True)
             shape = [t if j in shown else 1 for j in range(s)]
             out += block.reshape(*shape, -1)
         return out.reshape(self.n_cells, -1)
+
+    def _published_cells(self, X, W):
+        """Users grouped by the histogram axes they hide: per group (rows, or None for all
+        users; the axes shown; each user's cell in the grid of the shown axes)."""
+        b = self.bins(X)
+        for code, rows in hiding_patterns(self._hidden(W)):
+            shown = [j for j in range(len(self.axes)) if not (code >> j) & 1]
+            bins = b if rows is None else b[rows]
+            cell = _mixed_radix(bins[:, shown], self.t)
+            yield rows, shown, cell
 
     def boxes(self):
         """(lo, hi), each (n_cells, s): the box of each histogram cell on its axes."""
         s = len(self.axes)
         if s == 0:
             return np.zeros((1, 0)), np.ones((1, 0))
-        idx = np.stack(np.unravel_index(np.arange(self.n_cells), (self.t,) * s), axis=1)
+        idx = np.empty((self.n_cells, s), dtype=np.int64)
+        rest = np.arange(self.n_cells)
+        for j in reversed(range(s)):
+            rest, idx[:, j] = np.divmod(rest, self.t)
         return idx / self.t, (idx + 1) / self.t
 
 
@@ -182,8 +216,25 @@ class PublicTree:
     def leaf_nodes(self):
         return np.flatnonzero(self.leaf_id >= 0)
 
+    @cached_property
+    def _grid(self):
+        return TreeGrid.of(self)
+
+    def __getstate__(self):
+        """Pickles without the grid (a cache, rebuilt on first use)."""
+        state = dict(self.__dict__)
+        state.pop("_grid", None)
+        return state
+
     def apply(self, X):
         """Leaf number of each point (uses every coordinate: this runs on the user's side)."""
+        grid = self._grid
+        if grid is None:
+            return self._descend(X)
+        return grid.leaf[grid.cell(X)]
+
+    def _descend(self, X):
+        """Leaf of each point by walking down the tree, one level per step."""
         node = np.zeros(len(X), dtype=np.int64)
         rows = np.arange(len(X))
         while True:
@@ -198,9 +249,23 @@ class PublicTree:
 
     def potential(self, X, W):
         """(n, n_leaves) bool: leaves consistent with each user's published tree coordinates."""
+        group, table = self.potential_groups(X, W)
+        return table[group]
+
+    def potential_groups(self, X, W):
+        """Users grouped by the leaves they may be in: each user's group (n,) and each group's
+        leaves, a (G, n_leaves) bool table (groups that occur only).
+
+        With the tree's grid a group is (tree axes hidden, grid cell of the published ones),
+        found by arithmetic; the methods below work on groups instead of the (n, n_leaves)
+        matrix of :meth:`potential`, as :class:`Histogram`'s do on its product structure.
+        """
         n, n_leaves = len(X), self.n_leaves
-        T = np.zeros((n, n_leaves), dtype=bool)
         hidden = W[:, self.axes] if len(self.axes) else np.zeros((n, 0), dtype=bool)
+        grid = self._grid
+        if grid is not None and grid.leaf.size * n_leaves <= GRID_POTENTIAL_ENTRIES:
+            return grid.groups(X, hidden)
+        T = np.zeros((n, n_leaves), dtype=bool)
         partial = hidden.any(axis=1)
         full = ~partial
         T[np.flatnonzero(full), self.apply(X[full])] = True  # all published: own leaf only
@@ -210,7 +275,29 @@ class PublicTree:
             ok = _inside(x, self.lo[nodes][None], self.hi[nodes][None])
             ok |= hidden[partial][:, None, :]
             T[partial] = ok.all(axis=2)
-        return T
+        table, group = np.unique(T, axis=0, return_inverse=True)
+        return group.ravel(), table
+
+    def potential_size(self, X, W):
+        """|T_i|: the number of leaves user i may be in."""
+        group, table = self.potential_groups(X, W)
+        return table.sum(axis=1)[group]
+
+    def potential_rank(self, X, W, leaf):
+        """Position of ``leaf[i]`` among user i's potential leaves (it must be one of them)."""
+        group, table = self.potential_groups(X, W)
+        return np.cumsum(table, axis=1)[group, leaf] - 1
+
+    def potential_nth(self, X, W, nth):
+        """The ``nth[i]``-th potential leaf of user i (0-based, in leaf order)."""
+        group, table = self.potential_groups(X, W)
+        return np.argsort(~table, axis=1, kind="stable")[group, nth]
+
+    def potential_sum(self, X, W, weights):
+        """``sum_i 1{leaf in T_i} weights[i]`` for every leaf: shape (n_leaves, m)."""
+        group, table = self.potential_groups(X, W)
+        per_group = _group_sums(group, len(table), weights)
+        return table.T.astype(float) @ per_group
 
     def leaf_boxes(self):
         nodes = self.leaf_nodes
@@ -230,21 +317,6 @@ class PublicTree:
             "right": self.right[nodes], "left_leaf": self.leaf_id[self.left[nodes]],
             "right_leaf": self.leaf_id[self.right[nodes]],
         })
-
-
-def _node_stats(key, n_keys, weights, y):
-    """Per-key count, per-column sums (n_keys, m) and total sum of squares of y (n, m)."""
-    count = np.bincount(key, weights=weights, minlength=n_keys)
-    total = np.stack([np.bincount(key, weights=weights * col, minlength=n_keys) for col in y.T],
-                     axis=-1)
-    sq = np.bincount(key, weights=weights * (y * y).sum(axis=1), minlength=n_keys)
-    return count, total, sq
-
-
-def _sse(count, total, sq):
-    """Sum of squared deviations from the mean, summed over label columns (0 if empty)."""
-    safe = np.where(count > 0, count, 1)
-    return np.where(count > 0, sq - (total * total).sum(axis=-1) / safe, 0.0)
 
 
 def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
@@ -273,128 +345,22 @@ def grow_tree(X, y_tilde, W, axes, depth, rule="max-edge", min_samples_leaf=0):
     The split score along axis l is the variance reduction of y_tilde per user among the users
     with ``W[i, l] = 0`` (eq 7 with the sample variances weighted by child size, as in CART); in
     the aligned case every axis sees the same users and this is plain variance reduction. Users
-    with ``W[i, l] = 1`` are not passed below a split on l. Ties go to the lowest feature index.
+    with ``W[i, l] = 1`` are not passed below a split on l. Gains within a relative 1e-9 of
+    each other are ties, which go to the lowest feature index.
+
+    A level costs a few passes over the users whatever its number of nodes: each user has a
+    state per axis (max-edge: hidden, lower or upper half; CART: hidden or a bin of 1/256), the
+    sums of every (axis, node, state) come from ``np.bincount`` (max-edge: five axes per pass)
+    and users move down by one table look-up on (node, state of the split axis).
     """
     check_choice(rule, "rule", RULES)
     depth = check_int(depth, "depth", 0)
     min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", 0)
-    axes = np.asarray(axes, dtype=np.int64)
-    n, k = len(X), len(axes)
-    y2 = np.asarray(y_tilde, dtype=float)
-    y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
-    if k == 0:
-        depth = 0
-    min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
-
-    feature, threshold, left, right = [-1], [np.nan], [-1], [-1]
-    lo, hi = [np.zeros(k)], [np.ones(k)]
-    node_of = np.zeros(n, dtype=np.int64)  # node of each user still being passed down
-    active = np.ones(n, dtype=bool)
-    frontier = np.array([0])
-    public = ~W[:, axes] if k else np.zeros((n, 0), dtype=bool)
-    Xa = X[:, axes]
-
-    for _ in range(depth):
-        F = len(frontier)
-        pos_of_node = np.full(len(feature), -1)
-        pos_of_node[frontier] = np.arange(F)
-        pos = np.where(active, pos_of_node[node_of], -1)
-        best_gain = np.full(F, -np.inf)
-        best_axis = np.full(F, -1)
-        best_thr = np.full(F, np.nan)
-        flo, fhi = np.array(lo)[frontier], np.array(hi)[frontier]
-        edge = fhi - flo
-        longest = np.isclose(edge, edge.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
-        for a in range(k):
-            avail = (pos >= 0) & public[:, a]
-            w = avail.astype(float)
-            p = np.where(avail, pos, 0)
-            pc, pt, ps = _node_stats(p, F, w, y2)
-            parent_sse = _sse(pc, pt, ps)
-            if rule == "max-edge":
-                mid = (flo[:, a] + fhi[:, a]) / 2
-                side = (Xa[:, a] >= mid[p]).astype(np.int64)
-                c, t_, s_ = (v.reshape(F, 2, *v.shape[1:])
-                             for v in _node_stats(2 * p + side, 2 * F, w, y2))
-                child_sse = _sse(c, t_, s_).sum(axis=1)
-                ok = longest[:, a] & (c.min(axis=1) >= min_child)
-                thr = mid
-            else:
-                b = np.minimum((Xa[:, a] * CART_BINS).astype(np.int64), CART_BINS - 1)
-                c, t_, s_ = (np.cumsum(v.reshape(F, CART_BINS, *v.shape[1:]), axis=1)
-                             for v in _node_stats(p * CART_BINS + b, F * CART_BINS, w, y2))
-                right_c = pc[:, None] - c
-                sse = _sse(c, t_, s_) + _sse(right_c, pt[:, None] - t_, ps[:, None] - s_)
-                sse[(c < min_child) | (right_c < min_child)] = np.inf
-                cut = np.argmin(sse, axis=1)
-                child_sse = sse[np.arange(F), cut]
-                ok = np.isfinite(child_sse)
-                thr = (cut + 1) / CART_BINS
-            with np.errstate(invalid="ignore", divide="ignore"):
-                gain = np.where(pc > 0, (parent_sse - child_sse) / np.where(pc > 0, pc, 1), 0.0)
-            gain = np.where(ok, gain, -np.inf)
-            better = gain > best_gain + 1e-15
-            best_gain = np.where(better, gain, best_gain)
-            best_axis = np.where(better, a, best_axis)
-            best_thr = np.where(better, thr, best_thr)
-
-        splits = np.flatnonzero(best_axis >= 0)
-        if splits.size == 0:
-            break
-        child_of = np.full((F, 2), -1)
-        for f in splits:
-            node, a = frontier[f], best_axis[f]
-            child_of[f] = [len(feature), len(feature) + 1]
-            for side in (0, 1):
-                clo, chi = lo[node].copy(), hi[node].copy()
-                if side == 0:
-                    chi[a] = best_thr[f]
-                else:
-                    clo[a] = best_thr[f]
-                lo.append(clo)
-                hi.append(chi)
-                feature.append(-1)
-                threshold.append(np.nan)
-                left.append(-1)
-                right.append(-1)
-            feature[node], threshold[node] = int(axes[a]), float(best_thr[f])
-            left[node], right[node] = child_of[f]
-        # Pass users down: only those who publish the split coordinate follow the split.
-        moving = (pos >= 0) & (best_axis[np.maximum(pos, 0)] >= 0)
-        idx = np.flatnonzero(moving)
-        a_idx = best_axis[pos[idx]]
-        keeps = public[idx, a_idx]
-        go_right = (Xa[idx, a_idx] >= best_thr[pos[idx]]).astype(np.int64)
-        node_of[idx] = np.where(keeps, child_of[pos[idx], go_right], node_of[idx])
-        active[idx[~keeps]] = False
-        frontier = child_of[splits].ravel()
-
-    feature = np.array(feature, dtype=np.int64)
-    leaf_id = np.full(len(feature), -1)
-    leaf_id[feature < 0] = np.arange(int(np.sum(feature < 0)))
-    # Round-1 leaf means: users whose every split coordinate on their path is published.
-    at_leaf = active & (feature[node_of] < 0)
-    leaf_of_user = leaf_id[node_of[at_leaf]]
-    n_leaves = int(np.sum(feature < 0))
-    leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
-    leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
-                         for col in y2.T], axis=-1)
-    leaf_mean = np.where(leaf_count[:, None] > 0, leaf_sum / np.maximum(leaf_count, 1)[:, None],
-                         np.nan)
-    if np.ndim(y_tilde) == 1:
-        leaf_mean = leaf_mean[:, 0]
-    return PublicTree(
-        axes=axes,
-        feature=feature,
-        threshold=np.array(threshold, dtype=float),
-        left=np.array(left, dtype=np.int64),
-        right=np.array(right, dtype=np.int64),
-        lo=np.array(lo, dtype=float).reshape(len(feature), k),
-        hi=np.array(hi, dtype=float).reshape(len(feature), k),
-        leaf_id=leaf_id,
-        leaf_count=leaf_count,
-        leaf_label_mean=leaf_mean,
-    )
+    memo = TREE_MEMO.get()
+    if memo is not None:
+        return memo.tree(partial(grow, tree_class=PublicTree, record=True), X, y_tilde, W, axes,
+                         depth, rule, min_samples_leaf)
+    return grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, PublicTree).cut(depth)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -445,6 +411,29 @@ class Partition:
         """V_i as an (n, n_cells) boolean matrix (small n only; see :meth:`potential`)."""
         H, T = self.potential(X, W)
         return (H[:, :, None] & T[:, None, :]).reshape(len(X), -1)
+
+    def potential_sum(self, X, W, weights):
+        """``sum_i 1{j in V_i} weights[i]`` for every cell j: shape (n_cells, m).
+
+        V_i = H_i x T_i (Section 3.3): users are grouped by the histogram axes they hide, their
+        published bins and their tree group (:meth:`PublicTree.potential_groups`); each group's
+        sum goes to its leaves and is broadcast over the hidden histogram axes. Never builds
+        the (n, n_cells) matrix.
+        """
+        hist = self.histogram
+        s, t, n_leaves = len(hist.axes), hist.t, self.n_leaves
+        weights = _columns(weights)
+        group, table = self.tree.potential_groups(X, W)
+        reach = table.astype(float)
+        out = np.zeros((t,) * s + (n_leaves, weights.shape[1]))
+        for rows, shown, cell in hist._published_cells(X, W):
+            key = (group if rows is None else group[rows]) + len(table) * cell
+            sums = _group_sums(key, t ** len(shown) * len(table),
+                               weights if rows is None else weights[rows])
+            block = reach.T @ sums.reshape(t ** len(shown), len(table), -1)  # (bins, leaf, m)
+            shape = [t if j in shown else 1 for j in range(s)]
+            out += block.reshape(*shape, n_leaves, -1)
+        return out.reshape(self.n_cells, -1)
 
     def cell_boxes(self):
         """(lo, hi), each (n_cells, d): the box of every cell, in cell-id order."""

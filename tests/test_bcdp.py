@@ -458,7 +458,7 @@ def test_ldp_mean_is_unbiased():
 # Algorithm 2 (least squares)
 # ----------------------------------------------------------------------------------------------
 def test_trust_region_solver_is_globally_optimal():
-    from ldpviz.bcdp import _trust_region
+    from ldpviz.bcdp.estimators import _trust_region
 
     rng = np.random.default_rng(8)
     for trial in range(30):

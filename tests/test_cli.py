@@ -1,4 +1,5 @@
-"""The command line: help, reproduce a small Figure 2(a), realdata on a CSV, input errors."""
+"""The command line: help, reproduce a small Figure 2(a), realdata end to end on generated tables
+of 1 to 100 features, and about forty bad invocations that must each end in one line, exit 2."""
 
 import functools
 import subprocess
@@ -7,15 +8,24 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 
 from ldpviz import datasets
 from ldpviz.__main__ import main
 from ldpviz.reproduce import paper
+from ldpviz.reproduce.whatif import METHODS
+
+# Tiny grids on the command line: the plumbing, not the science.
+TINY = ["--grid", "hot.depth=0,1", "--grid", "hot.t=1,2", "--grid", "hot.rho=0.5",
+        "--grid", "hot.min_samples_leaf=0", "--grid", "adhot.c=0.1", "--grid",
+        "adhot.t_offset=0", "--grid", "adhot.rho=0.5", "--grid", "hist.zeta=0.05",
+        "--grid", "tree.max_depth=1,2", "--grid", "tree.min_samples_leaf=10",
+        "--grid", "krr.k=2"]
 
 
-def _cli(*args):
+def _cli(*args, timeout=300):
     return subprocess.run([sys.executable, "-m", "ldpviz", *args], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=timeout)
 
 
 def test_help_lists_the_subcommands(capsys):
@@ -24,8 +34,10 @@ def test_help_lists_the_subcommands(capsys):
     assert "reproduce" in out.stdout and "realdata" in out.stdout
     for command, expected in (("reproduce", ("fig2a", "fig2d", "table1", "table3", "--reps",
                                              "--n-jobs", "--out", "--data-home")),
-                              ("realdata", ("--target", "--private", "--epsilon", "--reps",
-                                            "--out"))):
+                              ("realdata", ("--target", "--private", "--personalized",
+                                            "--epsilon", "--y-range", "--x-range",
+                                            "--feature-bounds", "--grid", "--methods",
+                                            "--max-minutes", "--reps", "--out"))):
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])
         assert info.value.code == 0
@@ -64,6 +76,9 @@ def test_reproduce_fig2a_writes_csv_and_png(tmp_path, small_fig2a, capsys):
     pd.testing.assert_frame_equal(best, pd.read_csv(tmp_path / "fig2a.csv"))
 
 
+# ----------------------------------------------------------------------------------------------
+# realdata end to end
+# ----------------------------------------------------------------------------------------------
 def _user_csv(tmp_path, n=160):
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"income": rng.random(n), "smoker": rng.choice(["no", "yes"], n),
@@ -74,62 +89,333 @@ def _user_csv(tmp_path, n=160):
     return path
 
 
+def _table_csv(tmp_path, n, d, seed=0):
+    frame, names = make_table(n, d, seed)
+    path = tmp_path / f"table_{n}x{d}.csv"
+    frame.to_csv(path, index=False)
+    return path, names
+
+
+def _check_outputs(out):
+    for name in ("realdata.csv", "realdata_summary.csv", "realdata.png", "realdata.md",
+                 "realdata.html"):
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    assert (out / "realdata.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_self_contained((out / "realdata.html").read_text())
+
+
 @pytest.mark.slow
-def test_realdata_writes_ratios_for_every_method(tmp_path, capsys):
+def test_realdata_answers_with_every_method(tmp_path, capsys):
     path = _user_csv(tmp_path)
     out = tmp_path / "out"
     code = main(["realdata", str(path), "--target", "cost", "--private", "smoker", "income",
-                 "--epsilon", "2", "--reps", "2", "--out", str(out), "--y-range", "0", "4",
-                 "--n-jobs", "2", "--no-progress"])
+                 "--personalized", "age", "--categorical", "onehot", "--epsilon", "2",
+                 "--reps", "3", "--out", str(out), "--y-range", "0", "4", "--n-jobs", "2",
+                 "--no-progress", "--x-range", "age", "18", "80"])
     assert code == 0
     result = pd.read_csv(out / "realdata.csv")
-    assert {"method", "epsilon", "mse_ratio", "paradigm"} <= set(result.columns)
     methods = set(zip(result["paradigm"], result["method"], strict=True))
-    assert {("aligned", m) for m in paper.ALIGNED_METHODS} <= methods
-    assert {("personalized", m) for m in paper.PERSONALIZED_METHODS} <= methods
+    for key, (name, _) in METHODS.items():
+        assert ("personalized", name) in methods
+        assert key.startswith("adhot") or ("aligned", name) in methods
     assert ("reference", "DT") in methods
-    assert (result["mse_ratio"] > 0).all()
-    assert (out / "realdata.png").is_file() and (out / "realdata.md").is_file()
+    _check_outputs(out)
     printed = capsys.readouterr().out
-    assert "private: smoker, income" in printed and "HistOfTree ME" in printed
+    assert "every user protects smoker_no, smoker_yes, income" in printed
+    assert "1 in 10 users also protects age" in printed
+    assert "label range (0, 4), given (public): clips 0.0% of the labels" in printed
+    assert "1 column(s) scaled with public bounds" in printed
+    assert "plan: 3 splits: " in printed and "At ε = 2" in printed
+    page = (out / "realdata.html").read_text()
+    assert "--x-range age 18 80" in page and "public_feature_bounds" in page
 
 
-def _error(capsys, *argv):
-    code = main(list(argv))
-    err = capsys.readouterr().err.strip()
-    return code, err
+@pytest.mark.parametrize(("n", "d"), [(50, 1), (400, 13), (200, 58),
+                                      pytest.param(300, 100, marks=pytest.mark.slow)])
+def test_realdata_runs_on_any_numeric_table(tmp_path, capsys, n, d):
+    path, _ = _table_csv(tmp_path, n, d)
+    out = tmp_path / "out"
+    private = ["signal"] if d == 1 else ["signal", "weak"]
+    code = main(["realdata", str(path), "--target", TARGET, "--private", *private,
+                 "--epsilon", "1", "4", "--reps", "2", "--out", str(out), "--no-progress",
+                 "--y-range", *map(str, Y_RANGE), *TINY])
+    assert code == 0, capsys.readouterr().err
+    _check_outputs(out)
+    printed = capsys.readouterr().out
+    assert printed.count("At ε = ") == 2 and "Best method:" in printed
+    if d == 58:
+        assert "only t = 1 remains" in (out / "realdata.html").read_text()
 
 
-def test_input_errors_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
+def test_realdata_without_private_measures_each_column(tmp_path, capsys):
+    path, names = _table_csv(tmp_path, 400, 6)
+    out = tmp_path / "out"
+    code = main(["realdata", str(path), "--target", TARGET, "--epsilon", "4", "--reps", "3",
+                 "--out", str(out), "--no-progress", "--y-range", *map(str, Y_RANGE), *TINY])
+    assert code == 0
+    captured = capsys.readouterr()
+    printed = captured.out
+    assert "no private columns given, so none is assumed" in printed
+    assert "No --private was given" in printed and "Cost of protecting one column" in printed
+    costs = pd.read_csv(out / "realdata_costs.csv")
+    assert sorted(costs["column"]) == sorted(names)
+    assert (out / "realdata_costs.png").is_file()
+    assert_self_contained((out / "realdata.html").read_text())
+
+
+def test_realdata_without_y_range_warns_loudly(tmp_path, capsys):
+    path, _ = _table_csv(tmp_path, 120, 3)
+    code = main(["realdata", str(path), "--target", TARGET, "--private", "signal",
+                 "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"),
+                 "--no-progress", "--methods", "pardt", "labeldt", *TINY])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "WARNING: no --y-range" in captured.out
+    assert "read off the labels (leaks)" in captured.out
+    assert "WARNING (privacy): the feature box of protected column(s) signal" in captured.err
+
+
+def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     path = _user_csv(tmp_path)
-    code, err = _error(capsys, "realdata", str(tmp_path / "missing.csv"), "--target", "cost")
-    assert code == 2 and "missing.csv" in err and err.count("\n") == 0
-    code, err = _error(capsys, "realdata", str(path), "--target", "price")
-    assert code == 2 and "target 'price'" in err and err.count("\n") == 0
-    frame = pd.read_csv(path)
-    frame["notes"] = [f"free text {i}" for i in range(len(frame))]
-    frame.to_csv(tmp_path / "text.csv", index=False)
-    code, err = _error(capsys, "realdata", str(tmp_path / "text.csv"), "--target", "cost")
-    assert code == 2 and "'notes'" in err and "cannot be encoded" in err
-    code, err = _error(capsys, "realdata", str(path), "--target", "cost", "--reps", "0")
-    assert code == 2 and "--reps" in err
-    code, err = _error(capsys, "realdata", str(path), "--target", "cost", "--private", "x")
-    assert code == 2 and "private" in err
-    # a table whose data is neither local nor downloadable
+    (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")
+    code = main(["realdata", str(path), "--target", "cost", "--private", "income", "age",
+                 "--categorical", "onehot", "--feature-bounds", str(tmp_path / "bounds.csv"),
+                 "--x-range", "age", "18", "80", "--y-range", "0", "4", "--epsilon", "2",
+                 "--reps", "2", "--out", str(tmp_path / "o"), "--no-progress",
+                 "--methods", "pardt", "labeldt", *TINY])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "2 column(s) scaled with public bounds" in captured.out
+    assert "feature box of protected" not in captured.err  # both have public bounds
+    page = (tmp_path / "o" / "realdata.html").read_text()
+    assert "income: 0, 1; age: 18, 80" in page  # the command line's range wins over the file
+
+
+@pytest.mark.slow
+def test_realdata_on_200000_rows(tmp_path):
+    path, _ = _table_csv(tmp_path, 200_000, 10)
+    out = _cli("realdata", str(path), "--target", TARGET, "--private", "signal", "--epsilon",
+               "2", "--reps", "2", "--out", str(tmp_path / "out"), "--no-progress",
+               "--y-range", *map(str, Y_RANGE), "--methods", "hot-me", "pardt", "hot0",
+               "--n-jobs", "2", *TINY, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr and "At ε = 2" in out.stdout
+    _check_outputs(tmp_path / "out")
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad invocations: one line on stderr, exit 2, never a traceback
+# ----------------------------------------------------------------------------------------------
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def _bad_files(tmp_path):
+    """Name -> path of each defective input file."""
+    good = _user_csv(tmp_path)
+    frame = pd.read_csv(good)
+    files = {"good": str(good)}
+    rows = "a,b,y\n" + "".join(f"{i},{i % 3},{i * 0.5}\n" for i in range(30))
+    files["inf feature"] = _write(tmp_path, "inf_x.csv", rows.replace("5,2,2.5", "inf,2,2.5"))
+    files["inf target"] = _write(tmp_path, "inf_y.csv", rows.replace("5,2,2.5", "5,2,inf"))
+    files["huge feature"] = _write(tmp_path, "huge_x.csv",
+                                   rows.replace("5,2,2.5", "1e308,2,2.5")
+                                   .replace("6,0,3.0", "-1e308,0,3.0"))
+    files["huge target"] = _write(tmp_path, "huge_y.csv",
+                                  rows.replace("5,2,2.5", "5,2,1e308")
+                                  .replace("6,0,3.0", "6,0,-1e308"))
+    files["empty"] = _write(tmp_path, "empty.csv", "")
+    files["header only"] = _write(tmp_path, "header.csv", "a,b,y\n")
+    files["target only"] = _write(tmp_path, "target_only.csv", "y\n1\n2\n3\n")
+    files["three rows"] = _write(tmp_path, "three.csv", "a,y\n1,2\n2,3\n3,4\n")
+    files["constant target"] = _write(tmp_path, "constant.csv",
+                                      "a,y\n" + "".join(f"{i},5\n" for i in range(20)))
+    files["text target"] = _write(tmp_path, "text_y.csv",
+                                  "a,y\n" + "".join(f"{i},v{i}\n" for i in range(20)))
+    frame.assign(notes=[f"free text {i}" for i in range(len(frame))]).to_csv(
+        tmp_path / "text.csv", index=False)
+    files["text column"] = str(tmp_path / "text.csv")
+    frame.assign(income=frame["income"].mask(frame.index == 3)).to_csv(
+        tmp_path / "holes.csv", index=False)
+    files["missing"] = str(tmp_path / "holes.csv")
+    (tmp_path / "binary.csv").write_bytes(bytes(range(256)) * 8)
+    files["binary"] = str(tmp_path / "binary.csv")
+    files["bounds header"] = _write(tmp_path, "bounds.csv", "name,low,high\nincome,0,1\n")
+    files["a file"] = _write(tmp_path, "a_file.txt", "not a folder")
+    return files
+
+
+# (name, argv built from the files, words the message must contain)
+BAD = [
+    ("no command", lambda f, o: [], "required"),
+    ("unknown command", lambda f, o: ["simulate"], "invalid choice"),
+    ("unknown figure", lambda f, o: ["reproduce", "fig9"], "fig9"),
+    ("negative seed", lambda f, o: ["reproduce", "fig2a", "--seed", "-1"], "--seed"),
+    ("reps 0 (reproduce)", lambda f, o: ["reproduce", "fig2a", "--reps", "0"], "--reps"),
+    ("unknown dataset", lambda f, o: ["reproduce", "table1", "--datasets", "iris",
+                                      "--out", o], "iris"),
+    ("no data", lambda f, o: ["reproduce", "table1", "--data-home", o + "/none", "--reps", "1",
+                              "--out", o], "data_home"),
+    ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
+    ("epsilon nan", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon",
+                                  "nan"], "--epsilon"),
+    ("epsilon inf", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon", "1",
+                                  "inf"], "--epsilon"),
+    ("epsilon 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon", "0"],
+     "(0, 1000]"),
+    ("epsilon negative", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon",
+                                       "-2"], "--epsilon"),
+    ("epsilon huge", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon",
+                                   "1e6"], "(0, 1000]"),
+    ("epsilon text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon",
+                                   "two"], "expected a number"),
+    ("reps 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--reps", "0"],
+     "--reps"),
+    ("reps text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--reps", "ten"],
+     "--reps"),
+    ("n-jobs 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--n-jobs", "0"],
+     "--n-jobs"),
+    ("seed text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--seed", "x"],
+     "--seed"),
+    ("test size 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--test-size",
+                                  "0"], "--test-size"),
+    ("test size 1.5", lambda f, o: ["realdata", f["good"], "--target", "cost", "--test-size",
+                                    "1.5"], "--test-size"),
+    ("max minutes 0", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                    "--max-minutes", "0"], "--max-minutes"),
+    ("y-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                       "--y-range", "5", "1", "--out", o], "y_range"),
+    ("y-range nan", lambda f, o: ["realdata", f["good"], "--target", "cost", "--y-range",
+                                  "nan", "1"], "--y-range"),
+    ("y-range inf", lambda f, o: ["realdata", f["good"], "--target", "cost", "--y-range",
+                                  "0", "inf"], "--y-range"),
+    ("categorical bogus", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                        "--categorical", "hash"], "--categorical"),
+    ("methods bogus", lambda f, o: ["realdata", f["good"], "--target", "cost", "--methods",
+                                    "xgboost"], "--methods"),
+    ("missing file", lambda f, o: ["realdata", f["good"] + ".missing", "--target", "cost",
+                                   "--out", o], "missing"),
+    ("a folder as the file", lambda f, o: ["realdata", o, "--target", "cost"], "not a file"),
+    ("unknown target", lambda f, o: ["realdata", f["good"], "--target", "price", "--out", o],
+     "price"),
+    ("unknown private", lambda f, o: ["realdata", f["good"], "--target", "cost", "--private",
+                                      "height", "--categorical", "onehot", "--out", o],
+     "height"),
+    ("private twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--private",
+                                    "age", "age", "--categorical", "onehot", "--out", o],
+     "twice"),
+    ("target as private", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                        "--private", "cost", "--categorical", "onehot",
+                                        "--out", o], "cost"),
+    ("personalized overlaps", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                            "--private", "age", "--personalized", "age",
+                                            "--categorical", "onehot", "--out", o],
+     "repeats"),
+    ("personalized alone", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                         "--personalized", "age", "--categorical", "onehot",
+                                         "--out", o], "personalized needs"),
+    ("x-range unknown column", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                             "--x-range", "height", "0", "1",
+                                             "--categorical", "onehot", "--out", o], "height"),
+    ("x-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
+                                       "age", "80", "18", "--categorical", "onehot",
+                                       "--out", o], "lo < hi"),
+    ("x-range text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
+                                   "age", "low", "80", "--categorical", "onehot", "--out", o],
+     "two numbers"),
+    ("bounds file missing", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                          "--feature-bounds", o + "/none.csv", "--out", o],
+     "does not exist"),
+    ("bounds file header", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                         "--feature-bounds", f["bounds header"], "--out", o],
+     "column,lo,hi"),
+    ("grid syntax", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
+                                  "hot.depth", "--out", o], "--grid"),
+    ("grid unknown method", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                          "--grid", "xgb.depth=1", "--categorical", "onehot",
+                                          "--out", o], "xgb"),
+    ("grid unknown parameter", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                             "--grid", "hot.bins=2", "--categorical",
+                                             "onehot", "--out", o], "bins"),
+    ("grid t = 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
+                                 "hot.t=0", "--categorical", "onehot", "--out", o], "'t'"),
+    ("grid rho 1.5", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
+                                   "hot.rho=1.5", "--categorical", "onehot", "--out", o],
+     "'rho'"),
+    ("out is a file", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
+                                    f["a file"]], "is a file"),
+    ("out under a file", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
+                                       f["a file"] + "/results"], "cannot be written"),
+    ("out unwritable", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
+                                     "/proc/ldpviz-results"], "cannot be written"),
+    ("inf feature", lambda f, o: ["realdata", f["inf feature"], "--target", "y", "--out", o],
+     "inf"),
+    ("inf target", lambda f, o: ["realdata", f["inf target"], "--target", "y", "--y-range",
+                                 "0", "20", "--out", o], "inf"),
+    ("huge feature", lambda f, o: ["realdata", f["huge feature"], "--target", "y",
+                                   "--y-range", "0", "20", "--out", o], "a"),
+    ("huge target", lambda f, o: ["realdata", f["huge target"], "--target", "y", "--out", o],
+     "y_range"),
+    ("empty file", lambda f, o: ["realdata", f["empty"], "--target", "y", "--out", o],
+     "empty"),
+    ("header only", lambda f, o: ["realdata", f["header only"], "--target", "y", "--out", o],
+     "header"),
+    ("target only", lambda f, o: ["realdata", f["target only"], "--target", "y", "--out", o],
+     "target_only.csv"),
+    ("three rows", lambda f, o: ["realdata", f["three rows"], "--target", "y", "--y-range",
+                                 "0", "5", "--out", o], "rows"),
+    ("constant target", lambda f, o: ["realdata", f["constant target"], "--target", "y",
+                                      "--private", "a", "--out", o], "y_range"),
+    ("text target", lambda f, o: ["realdata", f["text target"], "--target", "y", "--out", o],
+     "numeric"),
+    ("text column", lambda f, o: ["realdata", f["text column"], "--target", "cost", "--out",
+                                  o], "notes"),
+    ("missing values", lambda f, o: ["realdata", f["missing"], "--target", "cost",
+                                     "--categorical", "onehot", "--out", o], "income"),
+    ("binary file", lambda f, o: ["realdata", f["binary"], "--target", "y", "--out", o],
+     "binary.csv"),
+    ("run too long", lambda f, o: ["realdata", f["good"], "--target", "cost", "--private",
+                                   "income", "--categorical", "onehot", "--y-range", "0", "4",
+                                   "--max-minutes", "1e-6", "--out", o], "even 1 split takes"),
+]
+
+
+def _run_main(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's errors
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.err.strip()
+
+
+@pytest.mark.parametrize(("name", "argv", "words"), BAD, ids=[b[0] for b in BAD])
+def test_bad_invocations_end_in_one_line_and_exit_2(tmp_path, capsys, monkeypatch, name,
+                                                   argv, words):
     monkeypatch.setattr(datasets, "_download", lambda url, path: (_ for _ in ()).throw(
         OSError("offline")))
-    code, err = _error(capsys, "reproduce", "table1", "--data-home", str(tmp_path / "none"),
-                       "--reps", "1")
-    assert code == 2 and "data_home" in err and err.count("\n") == 0
+    files = _bad_files(tmp_path)
+    out = str(tmp_path / "out")
+    code, err = _run_main(argv(files, out), capsys)
+    lines = [line for line in err.splitlines() if not line.startswith("ldpviz: warning")
+             and not line.startswith("ldpviz: WARNING")]
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("ldpviz: error:"), err
+    assert "Traceback" not in err
+    assert words.lower() in lines[0].lower(), lines[0]
 
 
-def test_errors_print_no_traceback(tmp_path):
-    out = _cli("realdata", str(tmp_path / "absent.csv"), "--target", "y")
-    assert out.returncode == 2
-    assert "Traceback" not in out.stderr and out.stderr.strip().startswith("ldpviz: error:")
-
-
-def test_argument_errors_exit_2(capsys):
-    with pytest.raises(SystemExit) as info:
-        main(["reproduce", "fig9"])
-    assert info.value.code == 2 and "fig9" in capsys.readouterr().err
+def test_bad_invocations_print_no_traceback_through_python_m(tmp_path):
+    files = _bad_files(tmp_path)
+    for argv in (["reproduce", "fig2a", "--seed", "-1"],
+                 ["realdata", files["good"], "--target", "cost", "--epsilon", "nan"],
+                 ["realdata", files["inf feature"], "--target", "y", "--out",
+                  str(tmp_path / "o")],
+                 ["realdata", files["good"], "--target", "cost", "--out", files["a file"]]):
+        out = _cli(*argv)
+        assert out.returncode == 2, (argv, out.stderr)
+        assert "Traceback" not in out.stderr
+        assert out.stderr.strip().splitlines()[-1].startswith("ldpviz: error:")
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr

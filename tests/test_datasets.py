@@ -123,7 +123,7 @@ def test_fish_toxicity_parser_on_a_synthetic_original(tmp_path):
 
 
 def test_uci_original_wine_format_with_semicolons_and_a_header(tmp_path):
-    header = ";".join(f'"{c.replace("_", " ")}"' for c in datasets._WINE_FEATURES)
+    header = ";".join(f'"{c.replace("_", " ")}"' for c in datasets._uci._WINE_FEATURES)
     rows = ["7.4;0.7;0;1.9;0.076;11;34;0.9978;3.51;0.56;9.4;5",
             "7.8;0.88;0;2.6;0.098;25;67;0.9968;3.2;0.68;9.8;6",
             "6.0;0.5;0.2;2.0;0.080;15;54;0.9970;3.26;0.65;11.0;7"]
@@ -285,3 +285,97 @@ def test_diabetes_has_readable_names_and_a_sensitivity_ranking():
     lo, hi = bunch.y_range
     assert lo <= bunch.y.min() and bunch.y.max() <= hi
     assert list(bunch.frame.columns) == [*bunch.feature_names, "progression"]
+
+
+# ----------------------------------------------------------------------------------------------
+# load_csv never guesses silently
+# ----------------------------------------------------------------------------------------------
+def _write(tmp_path, text, name="data.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_typo_in_a_numeric_column_is_an_error_naming_column_line_and_value(tmp_path):
+    path = _write(tmp_path, "weight,age,y\n2.818,30,1\n12.5kg,40,2\n3.1,50,3\n1.0,60,4\n")
+    with pytest.raises(ValueError, match=r"column 'weight' should hold numbers but line 3 of "
+                                         r"data.csv holds text, e.g. '12.5kg'.*"
+                                         r"categorical_columns=\['weight'\]"):
+        load_csv(path, "y", y_range=(0, 5))
+    # asked for, the column is encoded as categories, and the summary says how
+    bunch = load_csv(path, "y", y_range=(0, 5), categorical_columns=["weight"])
+    assert bunch.encoded == {"weight": ("ordinal", ["1.0", "12.5kg", "2.818", "3.1"])}
+    assert "Column 'weight' encoded as categories, ordinal: 1.0=0, 12.5kg=0.333333" in \
+        bunch.summary
+    with pytest.raises(ValueError, match="categorical_columns must name feature columns"):
+        load_csv(path, "y", y_range=(0, 5), categorical_columns=["height"])
+
+
+def test_text_columns_are_encoded_and_reported_numbers_never(tmp_path):
+    frame = _frame()
+    bunch = load_csv(_csv(tmp_path, frame), "cost", y_range=(-5, 15))
+    assert set(bunch.encoded) == {"smoker", "region"}  # plainly text: encoded, and said so
+    assert bunch.encoded["region"] == ("ordinal", ["e", "n", "s"])
+    assert "'smoker' encoded as categories, ordinal: no=0, yes=1" in bunch.summary
+    np.testing.assert_allclose(bunch.X[:, 0], (frame.income - frame.income.min())
+                               / (frame.income.max() - frame.income.min()))  # not re-encoded
+
+
+def test_inf_and_missing_values_are_errors_with_counts_or_dropped_on_request(tmp_path):
+    path = _write(tmp_path, "x,z,y\n1,2,1\ninf,3,2\n5,,3\n6,7,inf\n8,9,5\n10,11,6\n")
+    with pytest.raises(ValueError, match=r"infinite values in: x \(1\), y \(1\).*missing values"
+                                         r" in: z \(1\)|missing values in: z \(1\); infinite "
+                                         r"values in: x \(1\), y \(1\)"):
+        load_csv(path, "y", y_range=(0, 7))
+    dropped = load_csv(path, "y", y_range=(0, 7), missing="drop")
+    assert dropped.n_dropped == 3 and len(dropped.y) == 3
+    assert np.all(np.isfinite(dropped.X)) and np.all(np.isfinite(dropped.y))
+    assert "Dropped 3 rows" in dropped.summary
+
+
+def test_single_column_semicolon_and_decimal_comma_files(tmp_path):
+    single = _write(tmp_path, "y\n1\n2\n3\n", "single.csv")
+    with pytest.raises(ValueError, match="needs at least one feature besides the target"):
+        load_csv(single, "y", y_range=(0, 4))  # read as one column 'y', not misread
+    semi = _write(tmp_path, "a;b;y\n1.5;2;1\n2.5;3;2\n3.5;5;3\n", "semi.csv")
+    np.testing.assert_allclose(load_csv(semi, "y", y_range=(0, 4)).X[:, 0], [0, 0.5, 1])
+    comma = _write(tmp_path, "a;b;y\n1,5;2;1\n2,5;3;2\n3,5;5;3\n", "comma.csv")
+    with pytest.raises(ValueError, match=r"'1,5' \(a decimal comma\? pass decimal=','\)"):
+        load_csv(comma, "y", y_range=(0, 4))
+    np.testing.assert_allclose(load_csv(comma, "y", y_range=(0, 4), decimal=",").X[:, 0],
+                               [0, 0.5, 1])
+    tabs = _write(tmp_path, "a\tb\ty\n1\t2\t1\n2\t4\t2\n", "tabs.csv")
+    assert load_csv(tabs, "y", y_range=(0, 4)).feature_names == ["a", "b"]
+    quoted = _write(tmp_path, 'name,y\n"Smith, J",1\n"Doe, A",2\n', "quoted.csv")
+    assert load_csv(quoted, "y", y_range=(0, 4)).encoded["name"][1] == ["Doe, A", "Smith, J"]
+
+
+def test_repeated_column_names_and_huge_values(tmp_path):
+    twice = _write(tmp_path, "a,a,y\n1,2,3\n4,5,6\n")
+    with pytest.raises(ValueError, match=r"repeats the column names \['a'\]"):
+        load_csv(twice, "y", y_range=(0, 7))
+    huge = _write(tmp_path, "a,y\n-1e308,1\n1e308,2\n0,3\n", "huge.csv")
+    np.testing.assert_allclose(load_csv(huge, "y", y_range=(0, 4)).X[:, 0], [0, 1, 0.5])
+    text_target = _write(tmp_path, "a,y\n1,2\n2,x\n3,4\n", "target.csv")
+    with pytest.raises(ValueError, match="column 'y' should hold numbers but line 3"):
+        load_csv(text_target, "y", y_range=(0, 4))
+
+
+def test_scale_to_box_refuses_what_it_cannot_place():
+    from ldpviz.datasets import scale_to_box
+
+    X = np.array([[0.5, 20.0], [1.0, 40.0]])
+    np.testing.assert_allclose(scale_to_box(X, [0, 0], [1, 80]), [[0.5, 0.25], [1, 0.5]])
+    with pytest.raises(ValueError, match="upper must be finite, got nan"):
+        scale_to_box(X, 0, np.nan)
+    with pytest.raises(ValueError, match="lower must be finite"):
+        scale_to_box(X, -np.inf, 1)
+    with pytest.raises(ValueError, match="feature 1 has lower 5 and upper 5"):
+        scale_to_box(X, [0, 5], [1, 5])
+    with pytest.raises(ValueError, match="X contains 1 NaN or inf"):
+        scale_to_box(np.array([[np.nan, 1.0]]), 0, 1)
+    with pytest.raises(ValueError, match=r"upper must be one number or one per feature \(2\)"):
+        scale_to_box(X, 0, [1, 2, 3])
+    frame = pd.DataFrame(X, columns=["income", "age"])
+    with pytest.raises(ValueError, match="feature 'age' has lower 3 and upper 2"):
+        scale_to_box(frame, [0, 3], [1, 2])

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import ldpviz.masks as masks
 from ldpviz.masks import (
     aligned_mask,
     aligned_s_star,
@@ -248,3 +249,14 @@ def test_summarize_mask():
     features, users = summarize_mask(aligned_mask(5, 3, 2))
     assert features["share"].tolist() == [1.0, 1.0, 0.0]
     assert users.tolist() == [0.0, 0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("W", [[[2, -1], [np.nan, 0]], [["0", "1"], ["1", "0"]],
+                               [[0.5, 1.0], [0.0, 1.0]]])
+def test_reading_a_mask_refuses_entries_that_are_not_zero_or_one(W):
+    """'0' is not "protected", NaN and 2 are not anything: counting them would be a guess."""
+    with pytest.raises(ValueError, match="W must"):
+        masks.protection_counts(W)
+    with pytest.raises(ValueError, match="W must"):
+        masks.protection_ranking(W)
+    np.testing.assert_array_equal(masks.protection_counts([[1, 0], [1, 1]]), [2, 1])

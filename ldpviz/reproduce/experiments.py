@@ -11,13 +11,16 @@ the grid point with the lowest *mean* MSE over the replications, as in the paper
 Reproducibility: replication ``r`` is driven by ``SeedSequence(seed).spawn(reps)[r]``. Its first
 child draws the data (the sample, or the train/test split), the same for every arm, so methods
 are compared on paired data; its second child seeds the privacy noise of each grid point, keyed by
-a hash of the method, its parameters and the grid point. Results therefore do not depend on the
-order of the tasks, on ``n_jobs``, on the joblib backend, or on which other arms are run.
+a hash of the method, its parameters and the grid point (less the arm's ``shared_noise``
+parameters). Results therefore do not depend on the order of the tasks, on ``n_jobs``, on the
+joblib backend, or on which other arms are run.
 
-Parallelism: one task per (arm, replication), dispatched by joblib. Any joblib backend works; on a
-cluster run the same call inside ``with joblib.parallel_config(backend="dask"):`` (install the
-``dask`` extra). Finished tasks are cached on disk under a hash of everything that determines
-them (``cache_dir``), so an interrupted run resumes where it stopped.
+Parallelism: one task per (replication, data set), dispatched by joblib: its arms share one data
+draw (read-only arrays) and masks, and arms with ``shared_noise`` reuse their public trees across
+grid points. Any joblib backend works; on a cluster run the same call inside
+``with joblib.parallel_config(backend="dask"):`` (install the ``dask`` extra). Finished
+(arm, replication) results are cached on disk under a hash of everything that determines them
+(``cache_dir``), so an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from tqdm.auto import tqdm
 from .._validation import check_int
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..masks import decade_mask, gamma_mask
+from ..partition import reuse_trees
 
 __all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run"]
 
@@ -224,6 +228,15 @@ class Arm:
         Tuned parameters; every combination is fitted (in the order given).
     mask : Mask or None
         The privacy mask passed to ``fit`` as ``W`` (None: not passed).
+    shared_noise : tuple of str
+        Parameters (fixed or tuned) left out of the key of the privacy noise: in a
+        replication, grid points, and arms of the same method, that differ only in these see
+        the same noise stream (common random numbers). Each grid point is still a run of its
+        method with fresh noise; only the runs of one replication are correlated, which makes
+        the comparison of grid points more precise and the best over the grid less optimistic.
+        HistOfTree with ``("depth", "t")`` releases each user's label once per (replication,
+        rho) for the whole (depth, t) grid, as one deployment of the protocol would, and its
+        trees are then grown once and reused (:func:`ldpviz.partition.reuse_trees`).
     """
 
     method: str
@@ -233,6 +246,7 @@ class Arm:
     params: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
     mask: Mask | None = None
+    shared_noise: tuple = ()
 
     def configs(self):
         names = list(self.grid)
@@ -241,9 +255,19 @@ class Arm:
 
     def key(self):
         """Everything that determines this arm's numbers (labels excluded: they only name)."""
-        return {"method": self.method, "estimator": self.estimator, "params": self.params,
-                "grid": self.grid, "mask": None if self.mask is None else vars(self.mask),
-                "data": self.data.key()}
+        key = {"method": self.method, "estimator": self.estimator, "params": self.params,
+               "grid": self.grid, "mask": None if self.mask is None else vars(self.mask),
+               "data": self.data.key()}
+        if self.shared_noise:  # absent otherwise, so earlier cache entries stay valid
+            key["shared_noise"] = sorted(self.shared_noise)
+        return key
+
+    def noise_key(self, config):
+        """What seeds the privacy noise of one grid point (see ``shared_noise``)."""
+        def own(values):
+            return {k: v for k, v in values.items() if k not in self.shared_noise}
+
+        return [self.method, own(self.params), own(config)]
 
 
 def _check_arms(arms):
@@ -259,6 +283,10 @@ def _check_arms(arms):
                              f"or with the columns {RESERVED}.")
         if not all(len(v) for v in arm.grid.values()):
             raise ValueError(f"arm {arm.method!r}: every grid entry needs at least one value.")
+        if isinstance(arm.shared_noise, str) or not all(
+                isinstance(k, str) for k in arm.shared_noise):
+            raise ValueError(f"arm {arm.method!r}: shared_noise must be a tuple of parameter "
+                             f"names, got {arm.shared_noise!r}.")
     return arms
 
 
@@ -272,12 +300,42 @@ def _stream(seq, key):
                                                         spawn_key=(*seq.spawn_key, word)))
 
 
-def _run_task(arm, rep, seed):
-    """Fit every grid point of ``arm`` on replication ``rep``: a list of (config_id, mse)."""
+def _read_only(array):
+    """A read-only view: the data of a replication are shared by its arms, none may edit them
+    (a view, so the caller's own arrays keep their flags)."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
+
+
+def _run_group(arms, rep, seed):
+    """Every grid point of ``arms`` (which see the same data) on replication ``rep``.
+
+    Returns one list of (config_id, mse) per arm. The data are drawn once and shared, as are
+    the masks; arms with ``shared_noise`` reuse their public trees across grid points.
+    """
     # SeedSequence(seed, spawn_key=(rep,)) is SeedSequence(seed).spawn(reps)[rep].
     data_seq, noise_seq = np.random.SeedSequence(seed, spawn_key=(rep,)).spawn(2)
-    X, y, X_test, target = arm.data.split(np.random.default_rng(data_seq))
-    W = None if arm.mask is None else arm.mask.build(*X.shape)
+    X, y, X_test, target = (_read_only(a) for a in
+                            arms[0].data.split(np.random.default_rng(data_seq)))
+    masks, memo, out = {}, None, []
+    for arm in arms:
+        W = None
+        if arm.mask is not None:
+            key = _canonical(vars(arm.mask))  # also for an order given as a list
+            if key not in masks:
+                masks[key] = _read_only(arm.mask.build(*X.shape))
+            W = masks[key]
+        if arm.shared_noise:
+            with reuse_trees(memo) as memo:
+                out.append(_fit_grid(arm, X, y, X_test, target, W, noise_seq))
+        else:
+            out.append(_fit_grid(arm, X, y, X_test, target, W, noise_seq))
+    return out
+
+
+def _fit_grid(arm, X, y, X_test, target, W, noise_seq):
+    """Fit every grid point of ``arm``: a list of (config_id, mse)."""
     accepted = inspect.signature(arm.estimator).parameters
     out = []
     for config_id, config in enumerate(arm.configs()):
@@ -285,12 +343,17 @@ def _run_task(arm, rep, seed):
         if "y_bound" in accepted and "y_bound" not in params:
             params["y_bound"] = arm.data.y_bound
         if "random_state" in accepted:
-            params["random_state"] = _stream(noise_seq, [arm.method, arm.params, config])
+            params["random_state"] = _stream(noise_seq, arm.noise_key(config))
         model = arm.estimator(**params)
         model = model.fit(X, y) if W is None else model.fit(X, y, W=W)
         error = float(np.mean((np.asarray(model.predict(X_test)) - target) ** 2))
         out.append((config_id, error))
     return out
+
+
+def _run_task(arm, rep, seed):
+    """Fit every grid point of ``arm`` on replication ``rep``: a list of (config_id, mse)."""
+    return _run_group([arm], rep, seed)[0]
 
 
 def _cache_path(cache_dir, arm, rep, seed):
@@ -356,24 +419,30 @@ def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
             else:
                 todo.append((i, rep))
     n_cached = len(results)
+    # One task per (replication, data set): its arms share the data draw (and trees).
+    groups = {}
+    for i, rep in todo:
+        groups.setdefault((rep, _canonical(arms[i].data.key())), []).append(i)
     with tqdm(total=len(arms) * reps, initial=n_cached, disable=not progress,
               desc="fits (arm x replication)") as bar:
-        if todo:
+        if groups:
             parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            tasks = (joblib.delayed(_indexed)(i, rep, arms[i], seed) for i, rep in todo)
-            for i, rep, rows in parallel(tasks):
-                results[i, rep] = rows
-                if cache_dir:
-                    _write_cache(_cache_path(cache_dir, arms[i], rep, seed), rows)
-                bar.update()
+            tasks = (joblib.delayed(_indexed)(members, rep, [arms[i] for i in members], seed)
+                     for (rep, _), members in groups.items())
+            for members, rep, rows_per_arm in parallel(tasks):
+                for i, rows in zip(members, rows_per_arm, strict=True):
+                    results[i, rep] = rows
+                    if cache_dir:
+                        _write_cache(_cache_path(cache_dir, arms[i], rep, seed), rows)
+                bar.update(len(members))
     frame = _assemble(arms, reps, results)
     frame.attrs.update(n_computed=len(todo), n_cached=n_cached,
                        wall_seconds=time.perf_counter() - start)
     return frame
 
 
-def _indexed(i, rep, arm, seed):
-    return i, rep, _run_task(arm, rep, seed)
+def _indexed(members, rep, arms, seed):
+    return members, rep, _run_group(arms, rep, seed)
 
 
 def _assemble(arms, reps, results):

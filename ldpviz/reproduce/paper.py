@@ -12,14 +12,16 @@ Grids (Appendix C.1 of the HistOfTree paper):
 * ParDT, LabelDT, DT: max_depth in {1, 2, 4, 6, 8}, min_samples_leaf in {1, 10, 100}; KRR also
   k in {2, 3, 4, 5}.
 
-Figure 2 (Section 5.1) does not state its axes or grids; the choices here, and the one reduction
-that keeps the full figure (50 replications) under 15 minutes on 2 cores, are:
+Figure 2 (Section 5.1) does not state its axes or grids; the choices here are:
 
-* every HistOfTree / AdHistOfTree point is tuned over the C.1 grid of (p, t) or (c, t_offset)
-  and ``rho`` in {0.5, 0.9}: C.1's {0.5, 0.7, 0.9} without the middle value, which keeps the
-  figure well within budget (with the full rho grid it measured 850 s = 14.2 min on 2 cores,
-  1.7x slower and too close to 15 minutes; pass ``hot_grid=HOT_GRID`` etc. for it). The
-  max-edge rule (Algorithm 1, the estimator the theory is about).
+* every HistOfTree / AdHistOfTree point is tuned over Appendix C.1's full grid: (p, t) or
+  (c, t_offset), and ``rho`` in {0.5, 0.7, 0.9}; the max-edge rule (Algorithm 1, the estimator
+  the theory is about). Within a replication, a HistOfTree arm releases each user's label once
+  per ``rho`` and uses that release for its whole (p, t) grid (AdHistOfTree: its (c, t_offset)
+  grid), as one deployment of the protocol would: ``Arm.shared_noise``. Every grid point is
+  still a run of the protocol with fresh noise; the runs of one replication are correlated,
+  which makes the best over the grid less optimistic, not more, and lets the runner grow each
+  public tree once and cut it at every depth (:func:`ldpviz.partition.reuse_trees`).
 * (a) n = 10,000, epsilon in {1, 2, 4, 8, 1024} (1024 stands for no privacy, as in the
   paper), aligned s* = 1..4, with LabelDT ("label LDP", s* = 0) and Hist ("LDP", s* = 5).
 * (b) epsilon = 4, n in {500, 1000, 2000, 5000, 10000, 20000}, aligned s* = 1..4.
@@ -39,9 +41,10 @@ ratio is its mean MSE over the splits divided by the mean MSE of the best non-pr
 tree (DT) fitted on the whole training set.
 
 Measured on the 2-core development machine (``n_jobs=2``, 50 replications): the full Figure 2
-took 487 s (8.1 min: 196 + 106 + 29 + 156 s for panels a-d; ``benchmarks/bench_figure2.py``);
-Table 1 on the four local datasets took 266 s on an idle machine and 802 s while other jobs
-shared the cores.
+with the full rho grid used 860 CPU-seconds, about 7 minutes on two free cores (1554 s = 26 min
+of wall time while other jobs shared the cores: 620 + 403 + 87 + 446 s for panels a-d;
+``benchmarks/bench_figure2.py``); about 60% of it is HistOfTree's cell reports. Table 1 on the
+four local datasets took 266 s on an idle machine and 802 s while other jobs shared the cores.
 """
 
 from __future__ import annotations
@@ -62,10 +65,13 @@ ADHOT_GRID = {"rho": (0.5, 0.7, 0.9), "c": (0.01, 0.1, 1.0), "t_offset": (-1, 0,
 HIST_GRID = {"t": (1, 2, 3, 4), "zeta": (0.01, 0.05)}
 TREE_GRID = {"max_depth": (1, 2, 4, 6, 8), "min_samples_leaf": (1, 10, 100)}
 KRR_GRID = {"k": (2, 3, 4, 5), **TREE_GRID}
-# Figure 2: the same grids with rho in {0.5, 0.9} (module docstring).
-FIG2_RHO = {"rho": (0.5, 0.9)}
-FIG2_HOT_GRID = {**FIG2_RHO, "depth": (1, 2, 4, 6), "t": (1, 2, 3)}
-FIG2_ADHOT_GRID = {**FIG2_RHO, "c": (0.01, 0.1, 1.0), "t_offset": (-1, 0, 1)}
+# Figure 2: the same grids (module docstring).
+FIG2_RHO = {"rho": HOT_GRID["rho"]}
+FIG2_HOT_GRID = HOT_GRID
+FIG2_ADHOT_GRID = ADHOT_GRID
+# Parameters whose grid points share one label release per (replication, rho) in Figure 2.
+HOT_SHARED = ("depth", "t")
+ADHOT_SHARED = ("c", "t_offset")
 
 FIG2A_EPSILONS = (1, 2, 4, 8, 1024)
 FIG2B_NS = (500, 1000, 2000, 5000, 10_000, 20_000)
@@ -88,16 +94,25 @@ def _hot(rule="max-edge", **params):
 # ----------------------------------------------------------------------------------------------
 # Figure 2
 # ----------------------------------------------------------------------------------------------
+def _shared(flag, names):
+    return names if flag else ()
+
+
 def fig2a_arms(n=10_000, epsilons=FIG2A_EPSILONS, s_stars=(1, 2, 3, 4), hot_grid=FIG2_HOT_GRID,
-               tree_grid=TREE_GRID, hist_grid=HIST_GRID, n_test=2000):
-    """Privacy-utility trade-off: MSE against epsilon for each number of private features."""
+               tree_grid=TREE_GRID, hist_grid=HIST_GRID, n_test=2000, shared_noise=True):
+    """Privacy-utility trade-off: MSE against epsilon for each number of private features.
+
+    ``shared_noise``: one label release per (replication, rho) for HistOfTree's (p, t) grid
+    (module docstring); False gives every grid point its own noise (slower, same law).
+    """
     data, d = SyntheticData(n, n_test), 5
     arms = []
     for eps in epsilons:
         for s in s_stars:
             arms.append(Arm("HistOfTree", HistOfTree, data,
                             {"epsilon": eps, "s_star": s, "series": f"HistOfTree s*={s}"},
-                            _hot(epsilon=eps, s=s), hot_grid, Mask("aligned", s)))
+                            _hot(epsilon=eps, s=s), hot_grid, Mask("aligned", s),
+                            _shared(shared_noise, HOT_SHARED)))
         arms.append(Arm("LabelDT", LabelDT, data,
                         {"epsilon": eps, "s_star": 0, "series": "label LDP (LabelDT)"},
                         {"epsilon": eps}, tree_grid))
@@ -108,28 +123,33 @@ def fig2a_arms(n=10_000, epsilons=FIG2A_EPSILONS, s_stars=(1, 2, 3, 4), hot_grid
 
 
 def fig2b_arms(ns=FIG2B_NS, epsilon=4, s_stars=(1, 2, 3, 4), hot_grid=FIG2_HOT_GRID,
-               n_test=2000):
-    """Consistency: MSE against n for each number of private features."""
+               n_test=2000, shared_noise=True):
+    """Consistency: MSE against n for each number of private features (``shared_noise``: as
+    in :func:`fig2a_arms`)."""
     return [Arm("HistOfTree", HistOfTree, SyntheticData(n, n_test),
                 {"n": n, "epsilon": epsilon, "s_star": s, "series": f"HistOfTree s*={s}"},
-                _hot(epsilon=epsilon, s=s), hot_grid, Mask("aligned", s))
+                _hot(epsilon=epsilon, s=s), hot_grid, Mask("aligned", s),
+                _shared(shared_noise, HOT_SHARED))
             for n in ns for s in s_stars]
 
 
 def fig2c_arms(n=10_000, epsilon=4, s_star=2, ts=FIG2C_TS, depths=FIG2C_DEPTHS, grid=FIG2_RHO,
-               n_test=2000):
-    """Parameter analysis: MSE against the depth p for each number of bins t."""
+               n_test=2000, shared_noise=True):
+    """Parameter analysis: MSE against the depth p for each number of bins t (``shared_noise``:
+    the (p, t) arms of a replication share one label release per rho, as in
+    :func:`fig2a_arms`)."""
     data = SyntheticData(n, n_test)
     return [Arm("HistOfTree", HistOfTree, data,
                 {"p": p, "series": f"t={t}", "epsilon": epsilon, "s_star": s_star},
                 _hot(epsilon=epsilon, s=s_star, t=t, depth=p), grid,
-                Mask("aligned", s_star))
+                Mask("aligned", s_star), _shared(shared_noise, HOT_SHARED))
             for t in ts for p in depths]
 
 
 def fig2d_arms(n=10_000, epsilon=4, gammas=FIG2D_GAMMAS, ss=(1, 2, 3), hot_grid=FIG2_HOT_GRID,
-               adhot_grid=FIG2_ADHOT_GRID, n_test=2000):
-    """Selection of s: MSE against gamma (W_gamma) for fixed s and for AdHistOfTree."""
+               adhot_grid=FIG2_ADHOT_GRID, n_test=2000, shared_noise=True):
+    """Selection of s: MSE against gamma (W_gamma) for fixed s and for AdHistOfTree
+    (``shared_noise``: as in :func:`fig2a_arms`; AdHistOfTree shares over (c, t_offset))."""
     data = SyntheticData(n, n_test)
     arms = []
     for gamma in gammas:
@@ -138,11 +158,13 @@ def fig2d_arms(n=10_000, epsilon=4, gammas=FIG2D_GAMMAS, ss=(1, 2, 3), hot_grid=
             arms.append(Arm("HistOfTree", HistOfTree, data,
                             {"gamma": gamma, "s": s, "series": f"HistOfTree s={s}",
                              "epsilon": epsilon},
-                            _hot(epsilon=epsilon, s=s), hot_grid, mask))
+                            _hot(epsilon=epsilon, s=s), hot_grid, mask,
+                            _shared(shared_noise, HOT_SHARED)))
         arms.append(Arm("AdHistOfTree", AdHistOfTree, data,
                         {"gamma": gamma, "series": "adaptive (AdHistOfTree)",
                          "epsilon": epsilon},
-                        _hot(epsilon=epsilon), adhot_grid, mask))
+                        _hot(epsilon=epsilon), adhot_grid, mask,
+                        _shared(shared_noise, ADHOT_SHARED)))
     return arms
 
 

@@ -1,103 +1,567 @@
-"""What-if on your own data: Table 1's protocol, every method at every epsilon."""
+"""What-if on your own data: "if my users protect these columns, what do I lose at epsilon?"
+
+:func:`whatif` is the one entry point; the command line (``python -m ldpviz realdata``), notebook
+06 and the HTML report (:mod:`ldpviz.reproduce.whatif_report`) all call it. It runs the
+real-data protocol of the paper's Table 1 (Section 5.2: random 70/30 splits, every method at
+every point of its grid, the best point chosen on the mean) and states the answer:
+
+* **With protected columns** (``private``): per epsilon and paradigm, the cost of that
+  protection relative to the non-private tree (DT) and to label-only privacy (the same
+  HistOfTree with every feature public, s = 0, next to the paper's LabelDT), with +-2 SE error
+  bars and a paired one-sided Wilcoxon signed-rank test over the splits; whether HistOfTree's
+  private histogram helped (its best t); which method wins, and whether significantly; and,
+  with two or more protected columns, which of them the cost comes from.
+* **Without** (``private=None``): nothing is guessed. The per-column cost table says what
+  protecting each column alone costs at each epsilon (ParDT, the CART tree on privatised labels
+  that cannot see protected columns, against the same tree seeing every column, on the same
+  noise), and a recommended ordering, cheapest to protect first.
+
+Grids adapt to the table (:mod:`ldpviz.reproduce.grids`); the cost of the run is estimated from
+a few timed pilot fits before it starts (``max_seconds`` refuses runs that would take longer).
+"""
 
 from __future__ import annotations
 
+import math
+import os
+import time
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from .._validation import PrivacyWarning, check_epsilon, check_int
-from ..masks import aligned_s_star
-from ..viz import plots
-from .experiments import SplitData, best_over_grid, run
-from .paper import REFERENCE, TREE_GRID, _with_ratio, realdata_arms, reference_arm
+from .._validation import PrivacyWarning, check_epsilon, check_features, check_int
+from ..baselines import DT, KRR, Hist, LabelDT, ParDT
+from ..estimators import AdHistOfTree, HistOfTree
+from ..masks import decade_mask
+from . import whatif_answers as answers
+from .experiments import Arm, Mask, SplitData, run
+from .grids import GRID_RULE, whatif_grids
+from .whatif_data import copies_notes, resolve_columns
+
+__all__ = ["METHODS", "DecadeMask", "WhatIf", "plot_whatif", "whatif", "whatif_summary"]
+
+#: Methods by key: (display name, role). "protected" methods respect the chosen protection,
+#: "label" methods protect the label only (every feature public), DT protects nothing.
+METHODS = {
+    "hot-me": ("HistOfTree ME", "protected"), "hot-cart": ("HistOfTree CART", "protected"),
+    "adhot-me": ("AdHistOfTree ME", "protected"),
+    "adhot-cart": ("AdHistOfTree CART", "protected"),
+    "pardt": ("ParDT", "protected"), "krr": ("KRR", "protected"), "hist": ("Hist", "protected"),
+    "hot0": ("HistOfTree s=0", "label"), "labeldt": ("LabelDT", "label"),
+}
+REFERENCE = "DT"
+#: Largest epsilon accepted: beyond it the noise is negligible and AdHistOfTree's selection
+#: grows without bound.
+MAX_EPSILON = 1000.0
+#: With more protected columns than this, the cost is not attributed column by column.
+MAX_ATTRIBUTED = 12
+NONE = "(none)"
+#: Fewest training and test rows per split the analysis accepts.
+MIN_TRAIN, MIN_TEST = 10, 3
 
 
-def whatif(X, y, private=None, epsilons=(1, 2, 4), reps=20, y_range=None, test_size=0.3,
-           seed=0, n_jobs=None, progress=False, cache_dir=None, grids=None, name="data",
-           feature_names=None):
-    """Table 1's protocol on your own data: what does each method cost at each epsilon?
+@dataclass(frozen=True)
+class DecadeMask:
+    """The personalized paradigm with named columns (Section 5.2's decade rule, made explicit).
+
+    Every user protects ``private`` (s* columns); in addition the first n/10 users (a random
+    tenth: the training rows are in random order) protect the next s* columns of ``also``, the
+    first n/100 the s* after, and so on. Columns in neither list are public for everyone.
+    """
+
+    private: tuple
+    also: tuple = ()
+
+    def build(self, n, d):
+        s = len(self.private)
+        columns = list(self.private) + list(self.also)
+        W = np.zeros((n, d), dtype=bool)
+        W[:, columns] = decade_mask(n, len(columns), s)
+        return W
+
+    def rule(self, names):
+        s = len(self.private)
+        text = f"every user protects {_names(names, self.private)}"
+        for k, start in enumerate(range(0, len(self.also), s), start=1):
+            text += (f"; 1 in {10**k:,} users also protects "
+                     f"{_names(names, self.also[start:start + s])}")
+        return text + "; every other column is public"
+
+
+def _names(names, columns):
+    return ", ".join(str(names[j]) for j in columns)
+
+
+@dataclass
+class WhatIf:
+    """The result of :func:`whatif`.
+
+    Attributes
+    ----------
+    results : DataFrame
+        Every grid point of every method on every split (the runner's tidy rows).
+    best : DataFrame
+        Best grid point per method (chosen on the mean over splits), one row per split, with
+        ``mse_ratio`` (MSE over the mean MSE of the non-private tree DT).
+    summary : DataFrame
+        Per (epsilon, paradigm, method): mean ratio and its standard error, rank, Wilcoxon
+        marks (among the methods that respect the protection), the chosen configuration.
+    answers : DataFrame
+        Per (epsilon, paradigm): the numbers behind the answer and the ``sentence``.
+    costs : DataFrame or None
+        Per (column, epsilon): the cost of protecting that column alone (see the module
+        docstring), with ``se``, ``p_value``, ``significant`` and ``rank``.
+    ranking : list of str or None
+        Columns from cheapest to costliest to protect (when ``costs`` was computed for every
+        column).
+    grids : dict
+        Method key -> :class:`ldpviz.reproduce.grids.MethodGrid` actually used.
+    choices : dict
+        Everything needed to repeat the run (columns, ranges, grids, epsilons, splits, seed,
+        version) and what the data said about them (clipped shares).
+    """
+
+    results: pd.DataFrame
+    best: pd.DataFrame
+    summary: pd.DataFrame
+    answers: pd.DataFrame
+    costs: pd.DataFrame | None
+    ranking: list | None
+    grids: dict
+    choices: dict
+    notes: list = field(default_factory=list)
+
+    @property
+    def sentences(self):
+        """The answer in words: one sentence per (epsilon, paradigm), then the ranking."""
+        out = list(self.answers["sentence"]) if len(self.answers) else []
+        if self.ranking is not None:
+            out += answers.cost_sentences(self.costs, self.ranking)
+        return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Inputs
+# ----------------------------------------------------------------------------------------------
+def _check_epsilons(epsilons):
+    values = np.atleast_1d(np.asarray(epsilons, dtype=object)).tolist()
+    if not values:
+        raise ValueError("epsilons must contain at least one value.")
+    out = []
+    for e in values:
+        e = check_epsilon(e, "epsilons")
+        if not e <= MAX_EPSILON:
+            raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
+                             f"non-private tree DT is the no-privacy reference), got {e!r}.")
+        if e not in out:
+            out.append(e)
+    return sorted(out)
+
+
+def _check_labels(y, n, y_range):
+    y = np.asarray(y, dtype=float)
+    if y.shape != (n,):
+        raise ValueError(f"y must have one value per row of X ({n}), got shape {y.shape}.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"y has {int(np.sum(~np.isfinite(y)))} NaN or infinite values.")
+    source = "given (public)"
+    if y_range is None:
+        warnings.warn("y_range was not given, so the label range was read off the private "
+                      "labels: this leaks, and a deployment must fix it in advance.",
+                      PrivacyWarning, stacklevel=3)
+        y_range, source = (float(y.min()), float(y.max())), "read off the labels (leaks)"
+    try:
+        lo, hi = (float(v) for v in y_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"y_range must be two numbers (lo, hi), got {y_range!r}.") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise ValueError(f"y_range must be finite with lo < hi, got {y_range!r}"
+                         + (" (the labels are constant)" if source.startswith("read") else "")
+                         + ".")
+    if not (hi - lo) / 2 < 1e100:
+        raise ValueError(f"y_range {y_range!r} is too wide for squared errors in floating "
+                         "point; rescale the label (for example to thousands).")
+    clipped = float(np.mean((y < lo) | (y > hi)))
+    if clipped > 0.01:
+        warnings.warn(f"the label range ({lo:g}, {hi:g}) clips {clipped:.1%} of the labels "
+                      "(more than 1%): every method estimates the clipped label.", UserWarning,
+                      stacklevel=3)
+    return y, (lo, hi), {"y_range": [lo, hi], "y_range_source": source,
+                         "labels_clipped": clipped}
+
+
+# ----------------------------------------------------------------------------------------------
+# Arms
+# ----------------------------------------------------------------------------------------------
+def _hot(rule=None, **params):
+    return {**({"rule": rule} if rule else {}), "mechanism": "grr", **params}
+
+
+def _arms_for(method, estimator, data, labels, params, grid, mask=None):
+    """One Arm per sub-grid of ``grid`` (a MethodGrid); extra grid entries from ``params``."""
+    extra = dict(params.pop("_grid", {}))
+    return [Arm(method, estimator, data, labels, params, {**extra, **sub}, mask)
+            for sub in grid.subgrids]
+
+
+def _build_arms(data, grids, epsilons, private, also, screen, methods, names):
+    s = len(private or [])
+    order = tuple(private or []) + tuple(j for j in range(data.X.shape[1])
+                                         if j not in (private or []))
+    aligned = Mask("aligned", s_star=s, order=order)
+    public = Mask("aligned", s_star=0)
+    arms = [*_arms_for(REFERENCE, DT, data, {"paradigm": "reference", "role": "reference"},
+                       {}, grids["tree"])]
+    paradigms = []
+    if private:
+        paradigms.append(("aligned", aligned))
+        if also is not None:
+            paradigms.append(("personalized", DecadeMask(tuple(private), tuple(also))))
+    for eps in epsilons:
+        both = {"epsilon": eps, "paradigm": "both"}
+        if private:
+            if "hist" in methods:
+                arms += _arms_for("Hist", Hist, data, {**both, "role": "protected"},
+                                  {"epsilon": eps}, grids["hist"])
+            if "hot0" in methods:
+                arms += _arms_for(METHODS["hot0"][0], HistOfTree, data,
+                                  {**both, "role": "label"},
+                                  _hot(epsilon=eps, s=0, _grid={"rule": ("max-edge", "cart")}),
+                                  grids["hot0"], public)
+            if "labeldt" in methods:
+                arms += _arms_for("LabelDT", LabelDT, data, {**both, "role": "label"},
+                                  {"epsilon": eps}, grids["tree"])
+        for paradigm, mask in paradigms:
+            lab = {"epsilon": eps, "paradigm": paradigm, "role": "protected"}
+            for rule, short in (("max-edge", "me"), ("cart", "cart")):
+                if f"hot-{short}" in methods:
+                    arms += _arms_for(METHODS[f"hot-{short}"][0], HistOfTree, data, lab,
+                                      _hot(rule, epsilon=eps, s=s), grids["hot"], mask)
+                if paradigm == "personalized" and f"adhot-{short}" in methods:
+                    arms += _arms_for(METHODS[f"adhot-{short}"][0], AdHistOfTree, data, lab,
+                                      _hot(rule, epsilon=eps), grids["adhot"], mask)
+            if "pardt" in methods:
+                arms += _arms_for("ParDT", ParDT, data, lab, {"epsilon": eps}, grids["tree"],
+                                  mask)
+            if "krr" in methods:
+                arms += _arms_for("KRR", KRR, data, lab, {"epsilon": eps}, grids["krr"], mask)
+        if screen:
+            # Same method name and parameters: every column shares the noise of the reference
+            # (common random numbers), so the paired differences measure the column alone.
+            lab = {"epsilon": eps, "paradigm": "screen", "role": "screen"}
+            arms += _arms_for("ParDT", ParDT, data, {**lab, "column": NONE}, {"epsilon": eps},
+                              grids["tree"], public)
+            for j in screen:
+                arms += _arms_for("ParDT", ParDT, data, {**lab, "column": names[j]},
+                                  {"epsilon": eps}, grids["tree"],
+                                  Mask("aligned", s_star=1, order=_first(j, data.X.shape[1])))
+    return arms
+
+
+def _first(j, d):
+    return (int(j), *(k for k in range(d) if k != j))
+
+
+# ----------------------------------------------------------------------------------------------
+# The cost of the run, estimated before it starts
+# ----------------------------------------------------------------------------------------------
+PILOT_ROWS = 20_000
+#: Splits run when ``reps`` is None, time permitting, and the fewest it then accepts (at 5
+#: splits a one-sided Wilcoxon test can reach 0.05).
+AUTO_REPS, MIN_AUTO_REPS = 20, 5
+
+
+def _pilot_seconds(arm, X, y, X_test):
+    """Seconds for one fit + predict at the arm's shallowest and deepest grid points (mean);
+    a fit under 50 ms is timed three times and the median kept (one hiccup of a busy machine
+    would otherwise set the estimate)."""
+    configs = arm.configs()
+    depth = next((k for k in ("depth", "max_depth") if k in arm.grid), None)
+    if depth:
+        configs = sorted(configs, key=lambda c: c[depth])
+    picks = [configs[0], configs[-1]] if len(configs) > 1 else configs
+    W = None if arm.mask is None else arm.mask.build(*X.shape)
+    times = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for config in picks:
+            params = {**arm.params, **config, "random_state": 0}
+            if arm.estimator is not DT:
+                params["y_bound"] = arm.data.y_bound
+            runs = []
+            while len(runs) < (1 if runs and runs[0] >= 0.05 else 3):
+                model = arm.estimator(**params)
+                start = time.perf_counter()
+                model = model.fit(X, y) if W is None else model.fit(X, y, W=W)
+                model.predict(X_test)
+                runs.append(time.perf_counter() - start)
+            times.append(float(np.median(runs)))
+    return float(np.mean(times))
+
+
+def estimate_seconds(arms, reps, n_jobs):
+    """Estimated wall time of ``run(arms, reps)``: timed pilot fits per method, extrapolated.
+
+    Each distinct (method, sub-grid) is timed at its shallowest and deepest grid points on one
+    split. Tables with more than :data:`PILOT_ROWS` training rows are timed at that many rows
+    and at a quarter of it, and the time is extrapolated to n as ``a + b n`` (a fit has a
+    part that does not grow with n, e.g. a tree's nodes, and a part that does).
+    Returns ``(seconds, n_fits, jobs)``.
+    """
+    data = arms[0].data
+    X, y, X_test, _ = data.split(np.random.default_rng(0))
+    n_train = len(y)
+    rows = min(n_train, PILOT_ROWS)
+    sizes = [rows] if n_train <= PILOT_ROWS else [rows // 4, rows]
+    pilot, total, n_fits = {}, 0.0, 0
+    for arm in arms:
+        key = (arm.method, arm.estimator, repr(arm.grid), arm.mask is None)
+        if key not in pilot:
+            times = [_pilot_seconds(arm, X[:m], y[:m], X_test[:m]) for m in sizes]
+            slope = (times[-1] - times[0]) / (sizes[-1] - sizes[0]) if len(sizes) > 1 else 0
+            pilot[key] = times[-1] + max(slope, 0.0) * (n_train - sizes[-1])
+        n = len(arm.configs()) * reps
+        n_fits += n
+        total += n * pilot[key]
+    jobs = _jobs(n_jobs, len(arms) * reps)
+    # Measured overhead beyond the fits (splits, masks, input checks, dispatch): about 30%.
+    return 1.3 * total / jobs + (2.0 if jobs > 1 else 0.0), n_fits, jobs
+
+
+def _jobs(n_jobs, n_tasks):
+    cores = os.cpu_count() or 1
+    if n_jobs is None:
+        n_jobs = 1
+    n_jobs = cores + 1 + n_jobs if n_jobs < 0 else n_jobs
+    return max(1, min(n_jobs, cores, n_tasks))
+
+
+def _plan(arms, reps, n_jobs, max_seconds, say):
+    """The number of splits to run (``reps``, or with None the most up to :data:`AUTO_REPS`
+    that fit in ``max_seconds``, at least :data:`MIN_AUTO_REPS`) and the estimate's text."""
+    wanted = AUTO_REPS if reps is None else reps
+    seconds, n_fits, jobs = estimate_seconds(arms, wanted, n_jobs)
+    idle = f"with {jobs} job(s) on an otherwise idle machine"
+    text = f"{n_fits:,} fits, about {_duration(seconds)} {idle}"
+    fit = wanted if max_seconds is None or seconds <= max_seconds else \
+        int(wanted * max_seconds / seconds)
+    if reps is None and MIN_AUTO_REPS <= fit < wanted:
+        say(f"plan: {wanted} splits would take {text}; running {fit} splits (about "
+            f"{_duration(seconds * fit / wanted)}) to stay within the time limit of "
+            f"{_duration(max_seconds)} (choose with reps / --reps)")
+        return fit, f"{n_fits * fit // wanted:,} fits, about " \
+            f"{_duration(seconds * fit / wanted)} {idle}"
+    if fit < wanted:
+        one = _duration(seconds / wanted)
+        hint = (f"a run with {fit} split(s) takes about {_duration(seconds * fit / wanted)}"
+                if fit >= 1 else f"even 1 split takes about {one}: use fewer epsilons or "
+                "smaller grids")
+        raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits for "
+                         f"{wanted} splits), more than the limit of {_duration(max_seconds)}: "
+                         f"{hint}; more jobs or smaller grids also help.")
+    say(f"plan: {wanted} split{'s' if wanted != 1 else ''}: {text}")
+    return wanted, text
+
+
+def _duration(seconds):
+    if seconds < 1:
+        return f"{seconds:.2g} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+# ----------------------------------------------------------------------------------------------
+# The analysis
+# ----------------------------------------------------------------------------------------------
+def _best(results):
+    """Per (method, epsilon, paradigm, column): the rows of the grid point with the lowest
+    mean MSE over the splits, across the method's sub-grid arms."""
+    keys = ["method", "epsilon", "paradigm", "role", "column"]
+    results = results.assign(**{k: results.get(k, np.nan) for k in keys if k not in results})
+    means = results.groupby([*keys, "arm", "config_id"], dropna=False)["mse"].mean()
+    means = means.reset_index().sort_values(["arm", "config_id"], kind="stable")
+    chosen = means.loc[means.groupby(keys, dropna=False)["mse"].idxmin(), ["arm", "config_id"]]
+    best = results.merge(chosen, on=["arm", "config_id"])
+    return best.sort_values([*keys[:3], "rep"], kind="stable").reset_index(drop=True)
+
+
+def _expand(best, paradigms):
+    """Paradigm-free rows ("both": Hist and the label-only methods) into each paradigm run."""
+    both = best[best["paradigm"] == "both"]
+    parts = [best[best["paradigm"] != "both"]] + [both.assign(paradigm=p) for p in paradigms]
+    best = pd.concat(parts, ignore_index=True)
+    ref = best.loc[best["method"] == REFERENCE, "mse"].mean()
+    return best.assign(reference_mse=ref, mse_ratio=best["mse"] / ref)
+
+
+def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilons=(1, 2, 4),
+           reps=20, y_range=None, test_size=0.3, seed=0, n_jobs=None, progress=False,
+           cache_dir=None, grids=None, methods=None, max_seconds=None, name="data",
+           provenance=None, log=None):
+    """What does protecting these columns cost at each epsilon, and which method wins?
 
     Parameters
     ----------
-    X : (n, d) array in [0, 1] (e.g. ``load_csv(...).X``); y : (n,) labels.
-    private : list of int (or of names, with ``feature_names``) or None
-        Protected columns, most sensitive first. Aligned paradigm: exactly these are private
-        (s* = len(private)). Personalized paradigm: they are protected by every user, the next
-        s* columns (in column order) by n/10 users, the next by n/100, ... (Section 5.2). None:
-        the first s* = ceil(log sqrt d) columns.
-    epsilons : sequence of float, default=(1, 2, 4)
-    reps : int, default=20
-        Random train/test splits (the paper uses 50).
-    y_range : (lo, hi) or None
-        Public label range. None reads it off ``y`` with a PrivacyWarning.
-    test_size, seed, n_jobs, progress, cache_dir : see :func:`ldpviz.reproduce.experiments.run`.
-    grids : dict or None
-        Grid replacements for :func:`realdata_arms` (quick runs).
+    X : (n, d) array in the public box [0, 1] (e.g. ``load_table(...).X``); y : (n,) labels.
+    private : list of str or int, or None
+        Columns every user protects (names need ``feature_names``; a one-hot group's name
+        selects all its columns). None: no column is assumed private; the per-column cost
+        table and a recommended ordering are computed instead.
+    personalized : list of str or int, or None
+        Adds the personalized paradigm (:class:`DecadeMask`): on top of ``private``, 1 in 10
+        users also protects the first ``len(private)`` of these columns, 1 in 100 the next,
+        and so on. None: the aligned paradigm only.
     feature_names : list of str or None
-        Column names, so that ``private`` may name columns (e.g.
-        ``load_diabetes().feature_names``).
+    epsilons : sequence of float in (0, 1000], default=(1, 2, 4)
+    reps : int or None, default=20
+        Random train/test splits (the paper uses 50). None: 20, or as many as fit in
+        ``max_seconds`` (at least 5; the choice is logged and recorded).
+    y_range : (lo, hi) or None
+        Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Labels
+        outside it are clipped by every method; above 1% clipped a UserWarning says so.
+    test_size : float, default=0.3
+    seed, n_jobs, progress, cache_dir : see :func:`ldpviz.reproduce.experiments.run`.
+    grids : dict or None
+        Candidate values replacing the rule's (:func:`ldpviz.reproduce.grids.whatif_grids`).
+    methods : list of str or None
+        Keys of :data:`METHODS` to run (default all); DT, the reference, always runs.
+    max_seconds : float or None
+        Refuse (ValueError) a run estimated to take longer, naming a number of splits that
+        fits (with ``reps=None``, run fewer splits instead when at least 5 fit).
+    name : str
+        Names the data in the cache key and the report.
+    provenance : dict or None
+        Choices made before this call (e.g. ``load_table(...).choices``: the feature box),
+        recorded in ``choices``.
+    log : callable or None
+        Called with a line of text for each step (the command line prints them).
 
     Returns
     -------
-    pandas.DataFrame
-        Best-over-grid rows (per method, paradigm, epsilon; chosen on the mean):
-        ``method, paradigm, epsilon, rep, mse, mse_ratio, config`` and the grid parameters.
-        ``mse_ratio`` is the MSE over the mean MSE of the best non-private decision tree
-        (method "DT", paradigm "reference"), so its mean is Table 1's ratio.
+    WhatIf
     """
-    X = np.asarray(X, dtype=float)
-    d = X.shape[1] if X.ndim == 2 else 0
-    if d < 2:
-        raise ValueError(f"X must be 2-D with at least 2 features, got shape {X.shape}.")
-    if private is None:
-        private = list(range(aligned_s_star(d)))
-    names = list(feature_names) if feature_names is not None else []
-    unknown = [j for j in private if isinstance(j, str) and j not in names]
+    say = log or (lambda text: None)
+    X = check_features(X, "X")
+    n, d = X.shape
+    names = [str(c) for c in feature_names] if feature_names is not None \
+        else [f"x{j}" for j in range(d)]
+    if len(names) != d or len(set(names)) != d:
+        raise ValueError(f"feature_names must hold {d} distinct names, one per column of X, "
+                         f"got {len(names)} ({len(set(names))} distinct).")
+    private = resolve_columns(private, names, "private")
+    if private == []:
+        raise ValueError("private must name at least one column (None: the per-column costs).")
+    also = resolve_columns(personalized, names, "personalized")
+    if also is not None:
+        if not private:
+            raise ValueError("personalized needs private: the columns every user protects.")
+        if set(also) & set(private):
+            raise ValueError(f"personalized repeats columns of private: "
+                             f"{_names(names, sorted(set(also) & set(private)))}.")
+    epsilons = _check_epsilons(epsilons)
+    reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
+    seed = check_int(seed, "seed", 0, 2**63 - 1)
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) \
+            or not 0 < test_size < 1:
+        raise ValueError(f"test_size must be a number strictly between 0 and 1, got "
+                         f"{test_size!r}.")
+    keys = list(METHODS) if methods is None else list(methods)
+    unknown = [m for m in keys if m not in METHODS]
     if unknown:
-        raise ValueError(f"private names columns not in feature_names: {unknown!r} "
-                         f"(known: {names!r}).")
-    private = [names.index(j) if isinstance(j, str) else int(j) for j in private]
-    if not private or len(set(private)) != len(private) or not all(0 <= j < d for j in private):
-        raise ValueError(f"private must list distinct column indices in 0..{d - 1}, got "
-                         f"{private!r}.")
-    epsilons = [check_epsilon(e, "epsilons") for e in np.atleast_1d(epsilons).tolist()]
-    if not epsilons:
-        raise ValueError("epsilons must contain at least one value.")
-    if y_range is None:
-        warnings.warn("y_range was not given, so the label range was read off y; a deployment "
-                      "must fix it in advance.", PrivacyWarning, stacklevel=2)
-        y_range = (float(np.min(y)), float(np.max(y)))
-    data = SplitData(X, y, tuple(y_range), test_size, name)
-    order = private + [j for j in range(d) if j not in private]
-    arms = [a for eps in epsilons for a in realdata_arms(data, eps, len(private), order,
-                                                          grids=grids)]
-    arms.append(reference_arm(data, grid=(grids or {}).get("tree", TREE_GRID)))
-    results = run(arms, reps=check_int(reps, "reps", 1), seed=seed, n_jobs=n_jobs,
-                  progress=progress, cache_dir=cache_dir)
-    best = best_over_grid(results)
-    best["_all"] = 0
-    best = _with_ratio(best, ["_all"]).drop(columns=["_all", "arm"])
-    first = ["method", "paradigm", "epsilon", "rep", "mse", "mse_ratio", "reference_mse"]
-    return best[first + [c for c in best.columns if c not in first]]
+        raise ValueError(f"methods has unknown keys {unknown}; known: {list(METHODS)}.")
+    y, y_range, label_choices = _check_labels(y, n, y_range)
+    n_train = n - round(test_size * n)
+    if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
+        raise ValueError(f"X has {n} rows: with test_size={test_size:g} that leaves "
+                         f"{n_train} training and {n - n_train} test rows per split; the "
+                         f"analysis needs at least {MIN_TRAIN} and {MIN_TEST}.")
+    data = SplitData(X, y, y_range, float(test_size), name)
+    grid = whatif_grids(n_train, d, len(private or []), also is not None, grids)
+    if not grid["tree"].applicable:
+        raise ValueError("the reference tree DT has no grid point that fits: "
+                         + "; ".join(grid["tree"].notes) + " (change grids['tree']).")
+    screen = list(range(d)) if private is None else (
+        private if 2 <= len(private) <= MAX_ATTRIBUTED else [])
+    arms = _build_arms(data, grid, epsilons, private, also, screen, keys, names)
+    choices = {
+        "data": name, "rows": n, "features": d, "feature_names": names,
+        "private": None if private is None else [names[j] for j in private],
+        "personalized": None if also is None else [names[j] for j in also],
+        "aligned_rule": None if not private else
+        f"every user protects {_names(names, private)}; every other column is public",
+        "personalized_rule": None if also is None else
+        DecadeMask(tuple(private), tuple(also)).rule(names),
+        "epsilons": epsilons, "splits": reps, "test_size": float(test_size), "seed": seed,
+        "training_rows": n_train, "methods": keys, "grid_rule": GRID_RULE,
+        "grids": {k: g.describe() for k, g in grid.items()},
+        "grid_notes": {k: list(g.notes) for k, g in grid.items() if g.notes},
+        **label_choices, **(provenance or {}),
+    }
+    from .. import __version__
+
+    choices["version"] = __version__
+    notes = copies_notes(X, names, private or [])
+    for key, g in grid.items():
+        if not g.applicable and any(m in keys for m in _GRID_USERS[key]):
+            notes.append(f"{_GRID_NAMES[key]} not run: " + "; ".join(g.notes) + ".")
+    for note in notes:
+        warnings.warn(note, UserWarning, stacklevel=2)
+    say(f"label range ({y_range[0]:g}, {y_range[1]:g}), {label_choices['y_range_source']}: "
+        f"clips {label_choices['labels_clipped']:.1%} of the labels")
+    if private is None:
+        say("no private columns given, so none is assumed: measuring what protecting each "
+            "column alone costs (the per-column cost table), to choose from")
+    else:
+        say(f"aligned paradigm: {choices['aligned_rule']}")
+        say("personalized paradigm: " + (choices["personalized_rule"] or
+                                         "not run (name the columns some users also protect "
+                                         "with personalized / --personalized)"))
+    say("grids: " + GRID_RULE)
+    for key, text in choices["grids"].items():
+        if key in _GRID_USERS and any(m in keys for m in _GRID_USERS[key]):
+            say(f"  {_GRID_NAMES[key]}: {text}")
+    reps, choices["estimate"] = _plan(arms, reps, n_jobs, max_seconds, say)
+    choices["splits"] = reps
+    start = time.perf_counter()
+    results = run(arms, reps=reps, seed=seed, n_jobs=n_jobs, progress=progress,
+                  cache_dir=cache_dir)
+    choices["wall_seconds"] = round(time.perf_counter() - start, 1)
+    paradigms = [p for p, on in (("aligned", private), ("personalized", also is not None)) if on]
+    best = _expand(_best(results), paradigms)
+    main = best[best["role"] != "screen"]
+    summary = answers.summarize(main)
+    costs = answers.column_costs(best, names, n_train) if screen else None
+    ranking = answers.cheapest_first(costs) if private is None else None
+    table = answers.answer_table(summary, main, results, costs, choices) if private else \
+        pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])
+    return WhatIf(results, best, summary, table, costs, ranking, grid, choices, notes)
 
 
-def whatif_summary(best):
-    """Mean MSE ratio per (paradigm, method) and epsilon: a wide table for printing."""
-    rows = best[best["method"] != REFERENCE]
-    return rows.pivot_table(index=["paradigm", "method"], columns="epsilon", values="mse_ratio",
-                            aggfunc="mean").round(3)
+_GRID_NAMES = {"hot": "HistOfTree (ME, CART)", "hot0": "HistOfTree s=0 (label only)",
+               "adhot": "AdHistOfTree", "hist": "Hist", "tree": "ParDT, LabelDT, DT",
+               "krr": "KRR"}
+_GRID_USERS = {"hot": ("hot-me", "hot-cart"), "hot0": ("hot0",),
+               "adhot": ("adhot-me", "adhot-cart"), "hist": ("hist",),
+               "tree": tuple(METHODS), "krr": ("krr",)}
 
 
-def plot_whatif(best):
-    """MSE ratio against epsilon, one panel per paradigm (mean +- 2 SE); a method keeps its
-    colour in both panels."""
-    fig, axes = plots._figure(ncols=2, width=5.6, height=4.4)
-    rows = best[best["method"] != REFERENCE]
-    colors = dict(zip(sorted(rows["method"].unique()), plots.COLORS * 2, strict=False))
-    for ax, paradigm in zip(axes, ("aligned", "personalized"), strict=True):
-        plots.figure2_panel(rows[rows["paradigm"] == paradigm], x="epsilon", series="method",
-                            y="mse_ratio", ax=ax, logx=True, title=paradigm, colors=colors)
-        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
-    return fig
+# ----------------------------------------------------------------------------------------------
+# Printing and the static figure
+# ----------------------------------------------------------------------------------------------
+def whatif_summary(result):
+    """Mean MSE ratio to DT per (paradigm, method) and epsilon, "1.52 ± 0.08*" (2 SE; * the
+    winner is significantly better than every other method that respects the protection)."""
+    return answers.wide_summary(result.summary if isinstance(result, WhatIf) else result)
 
+
+def plot_whatif(result):
+    """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm; each method
+    keeps its colour and marker in every panel; label-only methods are dashed."""
+    from .whatif_report import matplotlib_figure
+
+    return matplotlib_figure(result)

@@ -1,22 +1,11 @@
-"""Data: the paper's simulation (Section 5.1), real data with features in the public box.
-
-* :func:`make_paper_regression`: the simulation of Section 5.1.
-* :func:`load_uci`: the UCI regression datasets of Appendix C.2 (abalone, wine quality red and
-  white, QSAR aquatic and fish toxicity), from a local folder or downloaded and cached.
-* :func:`load_csv`: your own numeric CSV, categorical columns encoded.
-* :func:`load_diabetes`: scikit-learn's diabetes data with readable names and a suggested
-  sensitivity ranking, for the what-if notebook.
-
-Every loader returns features min-max scaled to [0, 1] (Appendix C.2), the raw target and a
-public label range ``y_range``. Min-max scaling reads the feature bounds off the data, as the
-paper does; a deployment must fix the feature box in advance (:func:`scale_to_box`).
-"""
+"""Published datasets: the UCI regression data of Appendix C.2 (local copies or downloaded and
+cached) and scikit-learn's diabetes data with readable names."""
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
+import sys
 import tempfile
 import urllib.request
 import warnings
@@ -26,59 +15,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import Bunch
 
-from ._rng import as_generator
-from ._validation import PrivacyWarning, check_choice, check_int
-from .masks import aligned_s_star
+from .._validation import PrivacyWarning, check_choice
+from ._common import (
+    CATEGORICAL,
+    _bunch,
+    _check_range,
+    _encode,
+    _ranking,
+    describe_text,
+    parse_column,
+)
 
-#: A public label bound for :func:`make_paper_regression`: f* lies in [0, 2.53] and the noise is
-#: N(0, 1), so clipping at 3 keeps almost all of the signal at a moderate Laplace scale.
-PAPER_Y_BOUND = 3.0
-
-
-def paper_regression_function(X):
-    """f*(x) = sin(x1) + sin(x2) + sin(x5), the regression function of Section 5.1."""
-    X = np.asarray(X, dtype=float)
-    return np.sin(X[:, 0]) + np.sin(X[:, 1]) + np.sin(X[:, 4])
-
-
-def make_paper_regression(n, random_state=None):
-    """The simulation of Section 5.1: X ~ U[0, 1]^5, Y = sin X1 + sin X2 + sin X5 + N(0, 1).
-
-    Returns ``(X, y)``. Y is unbounded: the estimators clip it to a public ``y_bound``
-    (:data:`PAPER_Y_BOUND` is a sensible choice). The truth is
-    :func:`paper_regression_function`.
-    """
-    n = check_int(n, "n", 1)
-    rng = as_generator(random_state)
-    X = rng.random((n, 5))
-    y = paper_regression_function(X) + rng.standard_normal(n)
-    return X, y
-
-
-def scale_to_box(X, lower, upper, clip=True):
-    """Min-max scale features to [0, 1] with public bounds ``lower``/``upper`` fixed in advance.
-
-    Bounds must not be read off private data. With ``clip=True`` values outside the bounds are
-    clipped to the box (post-processing of the user's own record).
-    """
-    X = np.asarray(X, dtype=float)
-    lower = np.broadcast_to(np.asarray(lower, dtype=float), X.shape[1:])
-    upper = np.broadcast_to(np.asarray(upper, dtype=float), X.shape[1:])
-    if np.any(upper <= lower):
-        raise ValueError("upper must be larger than lower for every feature.")
-    Z = (X - lower) / (upper - lower)
-    return np.clip(Z, 0.0, 1.0) if clip else Z
-
-
-# ----------------------------------------------------------------------------------------------
-# Real data: UCI loaders (Appendix C.2), the user's own CSV, a bundled sensitive dataset
-# ----------------------------------------------------------------------------------------------
 #: Where downloaded UCI files are cached when neither ``data_home`` nor $LDPVIZ_DATA is set.
 DEFAULT_DATA_HOME = Path("~/ldpviz_data")
-CATEGORICAL = ("ordinal", "onehot")
-MISSING = ("error", "drop")
 
 _WINE_FEATURES = ("fixed_acidity", "volatile_acidity", "citric_acid", "residual_sugar",
                   "chlorides", "free_sulfur_dioxide", "total_sulfur_dioxide", "density", "pH",
@@ -156,7 +106,8 @@ UCI_DATASETS = tuple(_SPECS)
 
 
 def _download(url, path):
-    """Fetch ``url`` into ``path`` (tests replace this function: they never download)."""
+    """Fetch ``url`` into ``path``. Called as ``ldpviz.datasets._download``, so that tests can
+    replace it there: they never download."""
     with urllib.request.urlopen(url, timeout=60) as response, open(path, "wb") as out:
         shutil.copyfileobj(response, out)
 
@@ -175,7 +126,7 @@ def _fetch(spec, home):
             home.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=home) as tmp:
                 raw = Path(tmp) / "download"
-                _download(url, raw)
+                sys.modules[__package__]._download(url, raw)
                 if member is not None:
                     with zipfile.ZipFile(raw) as archive:
                         names = [n for n in archive.namelist() if Path(n).name == member]
@@ -277,13 +228,20 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     features = frame[list(spec.features)]
     for column, levels in spec.categories:
         features = _encode_known(features, column, levels, categorical)
-    try:
-        features = features.apply(pd.to_numeric)
-        y = pd.to_numeric(frame[spec.target]).to_numpy(dtype=float)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{path}: non-numeric values where numbers belong ({exc}).") from None
-    if features.isna().any().any() or np.isnan(y).any():
-        raise ValueError(f"{path} has missing values; the UCI {spec.name} data has none.")
+    columns = {}
+    for column in [*features.columns, spec.target]:
+        values = features[column] if column in features else frame[spec.target]
+        parsed, empty, text = parse_column(values)
+        if text.any():
+            raise ValueError(f"{describe_text(column, values, text, source=path.name)}; the UCI "
+                             f"{spec.name} data has numbers there.")
+        if not np.all(np.isfinite(parsed)):
+            raise ValueError(f"{path.name} has {int(empty.sum())} missing and "
+                             f"{int(np.isinf(parsed).sum())} infinite values in column "
+                             f"{column!r}; the UCI {spec.name} data has none.")
+        columns[column] = parsed
+    y = columns.pop(spec.target)
+    features = pd.DataFrame(columns)
     names = list(features.columns)
     source = spec.y_range_source
     if isinstance(y_range, str) and y_range == "public":
@@ -312,178 +270,6 @@ def _encode_known(features, column, levels, categorical):
         raise ValueError(f"column {column!r} has unexpected values {unknown}; "
                          f"expected {list(levels)}.")
     return _encode(features, column, values, list(levels), categorical)
-
-
-def _encode(features, column, values, levels, categorical):
-    """Replace a categorical column: codes scaled to [0, 1], or one 0/1 column per level."""
-    at = list(features.columns).index(column)
-    features = features.drop(columns=column)
-    if categorical == "ordinal":
-        codes = pd.Categorical(values, categories=levels).codes
-        features.insert(at, column, codes / max(len(levels) - 1, 1))
-        return features
-    for offset, level in enumerate(levels):
-        features.insert(at + offset, f"{column}_{level}", (values == level).to_numpy(float))
-    return features
-
-
-def _ranking(ranking, names, argname):
-    """Feature indices, the listed features first, the others in column order."""
-    if ranking is None:
-        return list(range(len(names)))
-    if isinstance(ranking, (str, int, np.integer)):
-        ranking = [ranking]
-    first = []
-    for item in ranking:
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            if not 0 <= item < len(names):
-                raise ValueError(f"{argname} has index {item} outside 0..{len(names) - 1}.")
-            index = int(item)
-        elif item in names:
-            index = names.index(item)
-        else:
-            raise ValueError(f"{argname} names {item!r}, which is not a feature; features are "
-                             f"{names}.")
-        if index in first:
-            raise ValueError(f"{argname} lists {item!r} twice.")
-        first.append(index)
-    return first + [j for j in range(len(names)) if j not in first]
-
-
-def _bunch(X, y, names, target, y_range, ranking, s_star):
-    """Min-max scale X (bounds read off the data, as in Appendix C.2) and package the result."""
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)  # a constant column carries nothing: it maps to 0
-    Xs = np.clip((X - lo) / span, 0.0, 1.0)
-    y_range = (float(y_range[0]), float(y_range[1]))
-    if s_star is None:
-        s_star = aligned_s_star(len(names))
-    return Bunch(X=Xs, y=np.asarray(y, dtype=float), feature_names=list(names),
-                 target_name=target, y_range=y_range,
-                 y_bound=max(abs(y_range[0]), abs(y_range[1])), ranking=list(ranking),
-                 s_star=int(s_star), feature_min=lo, feature_max=hi)
-
-
-def load_csv(path, target, private=None, categorical="ordinal", missing="error",
-             max_categories=20, y_range=None, sep=None):
-    """Load your own data from a CSV with a header row, for the what-if analysis.
-
-    Numeric columns are min-max scaled to [0, 1]; non-numeric columns with at most
-    ``max_categories`` levels are encoded (levels in sorted order); anything else is refused.
-
-    Privacy note: the feature bounds are read off the data, as in the paper's preprocessing;
-    in a deployment the feature box and the label range must be public, fixed in advance.
-
-    Parameters
-    ----------
-    path : str or Path
-    target : str
-        The label column (numeric: regression).
-    private : list of str or None
-        The protected columns, most sensitive first. The aligned paradigm protects exactly
-        these; the personalized paradigm ranks them first. None: the first
-        ``s* = ceil(log sqrt d)`` columns, in column order, are the private ones.
-    categorical : {"ordinal", "onehot"}, default="ordinal"
-        "ordinal": one column of level codes scaled to [0, 1]. "onehot": one 0/1 column per
-        level (a private categorical column makes all its 0/1 columns private).
-    missing : {"error", "drop"}, default="error"
-        "error": a ValueError listing the columns with missing values. "drop": rows with a
-        missing value are dropped; their number is ``n_dropped``.
-    max_categories : int, default=20
-        A non-numeric column with more levels (an identifier, free text) is refused.
-    y_range : (float, float) or None
-        Public range of the target. None reads it off the data, with a PrivacyWarning.
-    sep : str or None
-        Column separator; None sniffs it (comma, semicolon, tab...).
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        As :func:`load_uci`: ``X``, ``y``, ``feature_names``, ``target_name``, ``y_range``,
-        ``y_bound``, ``ranking``, ``s_star`` (the number of private columns), ``feature_min``,
-        ``feature_max``, ``n_dropped``, ``path``.
-    """
-    check_choice(categorical, "categorical", CATEGORICAL)
-    check_choice(missing, "missing", MISSING)
-    max_categories = check_int(max_categories, "max_categories", 1)
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"path {str(path)!r} does not exist or is not a file.")
-    try:
-        frame = pd.read_csv(path, sep=sep, engine="python" if sep is None else "c")
-    except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    if target not in frame.columns:
-        raise ValueError(f"target {target!r} is not a column of {path.name}; columns are "
-                         f"{list(frame.columns)}.")
-    if frame.shape[1] < 2:
-        raise ValueError(f"path {str(path)!r} needs at least one feature besides the target.")
-    n_dropped = 0
-    holes = frame.isna().sum()
-    if holes.any():
-        listed = ", ".join(f"{c} ({k})" for c, k in holes[holes > 0].items())
-        if missing == "error":
-            raise ValueError(f"{path.name} has missing values in: {listed}. Impute them or pass "
-                             "missing='drop' to drop those rows.")
-        n_dropped = int(frame.isna().any(axis=1).sum())
-        frame = frame.dropna().reset_index(drop=True)
-    if len(frame) < 2:
-        raise ValueError(f"{path.name} has fewer than 2 complete rows.")
-    y = pd.to_numeric(frame[target], errors="coerce")
-    if y.isna().any():
-        raise ValueError(f"target {target!r} is not numeric (e.g. {frame[target].iloc[0]!r}); "
-                         "ldpviz does regression.")
-    features = frame.drop(columns=target)
-    expand = {}
-    for column in list(features.columns):
-        numeric = pd.to_numeric(features[column], errors="coerce")
-        if features[column].dtype == bool:
-            features[column] = features[column].astype(float)
-        elif numeric.notna().all():
-            features[column] = numeric
-        else:
-            values = features[column].astype(str).str.strip()
-            levels = sorted(values.unique())
-            if len(levels) > max_categories:
-                raise ValueError(
-                    f"column {column!r} is not numeric and has {len(levels)} distinct values "
-                    f"(more than max_categories={max_categories}), so it cannot be encoded; "
-                    "drop it or raise max_categories.")
-            features = _encode(features, column, values, levels, categorical)
-            if categorical == "onehot":
-                expand[column] = [f"{column}_{level}" for level in levels]
-    names = list(features.columns)
-    if private is not None:
-        if isinstance(private, str):
-            private = [private]
-        private = [str(p) for p in private]
-        if target in private:
-            raise ValueError(f"private lists the target {target!r}; the label is always "
-                             "private.")
-        private = [name for p in private for name in expand.get(p, [p])]
-    ranking = _ranking(private, names, "private")
-    s_star = len(private) if private is not None else None
-    if y_range is None:
-        warnings.warn("y_range was not given, so the label range was read off the data; a "
-                      "deployment must fix it in advance (it is not covered by the privacy "
-                      "guarantee).", PrivacyWarning, stacklevel=2)
-        y_range = (float(y.min()), float(y.max()))
-    y_range = _check_range(y_range)
-    bunch = _bunch(features.to_numpy(dtype=float), y.to_numpy(dtype=float), names, target,
-                   y_range, ranking, s_star)
-    bunch.update(n_dropped=n_dropped, path=str(path))
-    return bunch
-
-
-def _check_range(y_range, name="y_range"):
-    try:
-        lo, hi = (float(v) for v in y_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be two numbers (lo, hi), got {y_range!r}.") from None
-    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
-        raise ValueError(f"{name} must be finite with lo < hi, got {y_range!r}.")
-    return lo, hi
 
 
 #: Human-readable names of scikit-learn's diabetes columns (Efron et al., 2004).

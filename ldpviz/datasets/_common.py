@@ -1,0 +1,113 @@
+"""What the real-data loaders share: category encoding, feature ranking, min-max scaling."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import Bunch
+
+from ..masks import aligned_s_star
+
+CATEGORICAL = ("ordinal", "onehot")
+MISSING = ("error", "drop")
+
+
+def _encode(features, column, values, levels, categorical):
+    """Replace a categorical column: codes scaled to [0, 1], or one 0/1 column per level."""
+    at = list(features.columns).index(column)
+    features = features.drop(columns=column)
+    if categorical == "ordinal":
+        codes = pd.Categorical(values, categories=levels).codes
+        features.insert(at, column, codes / max(len(levels) - 1, 1))
+        return features
+    for offset, level in enumerate(levels):
+        features.insert(at + offset, f"{column}_{level}", (values == level).to_numpy(float))
+    return features
+
+
+def _ranking(ranking, names, argname):
+    """Feature indices, the listed features first, the others in column order."""
+    if ranking is None:
+        return list(range(len(names)))
+    if isinstance(ranking, (str, int, np.integer)):
+        ranking = [ranking]
+    first = []
+    for item in ranking:
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if not 0 <= item < len(names):
+                raise ValueError(f"{argname} has index {item} outside 0..{len(names) - 1}.")
+            index = int(item)
+        elif item in names:
+            index = names.index(item)
+        else:
+            raise ValueError(f"{argname} names {item!r}, which is not a feature; features are "
+                             f"{names}.")
+        if index in first:
+            raise ValueError(f"{argname} lists {item!r} twice.")
+        first.append(index)
+    return first + [j for j in range(len(names)) if j not in first]
+
+
+def _bunch(X, y, names, target, y_range, ranking, s_star):
+    """Min-max scale X (bounds read off the data, as in Appendix C.2) and package the result."""
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    # Halves keep the span finite for values near the float limits; a constant column carries
+    # nothing and maps to 0.
+    span = hi / 2 - lo / 2
+    Xs = np.clip((X / 2 - lo / 2) / np.where(span > 0, span, 1.0), 0.0, 1.0)
+    y_range = (float(y_range[0]), float(y_range[1]))
+    if s_star is None:
+        s_star = aligned_s_star(len(names))
+    return Bunch(X=Xs, y=np.asarray(y, dtype=float), feature_names=list(names),
+                 target_name=target, y_range=y_range,
+                 y_bound=max(abs(y_range[0]), abs(y_range[1])), ranking=list(ranking),
+                 s_star=int(s_star), feature_min=lo, feature_max=hi)
+
+
+def _check_range(y_range, name="y_range"):
+    try:
+        lo, hi = (float(v) for v in y_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be two numbers (lo, hi), got {y_range!r}.") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+        raise ValueError(f"{name} must be finite with lo < hi, got {y_range!r}.")
+    return lo, hi
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading columns of text: numbers, missing values, infinities, each reported where it is
+# ----------------------------------------------------------------------------------------------
+def _rows(mask, limit=3):
+    """'lines 3, 7 and 9' (file lines: the header is line 1) for the first rows of ``mask``."""
+    lines = [str(int(i) + 2) for i in np.flatnonzero(mask)[:limit]]
+    more = "" if mask.sum() <= limit else f" (and {int(mask.sum()) - limit} more)"
+    text = lines[0] if len(lines) == 1 else ", ".join(lines[:-1]) + " and " + lines[-1]
+    return f"line{'s' if len(lines) > 1 else ''} {text}{more}"
+
+
+def parse_column(values, decimal="."):
+    """(numbers, missing, text) for a column read as strings.
+
+    numbers : float array, NaN where the entry is missing or not a number (inf stays inf).
+    missing : bool array, empty or a missing-value token (pandas' defaults: '', NA, NaN...).
+    text : bool array, present but not a number (a typo such as '12.5kg', or a category).
+    """
+    missing = values.isna().to_numpy()
+    cleaned = values.astype("string").str.strip()
+    if decimal != ".":
+        cleaned = cleaned.str.replace(decimal, ".", regex=False)
+    numbers = pd.to_numeric(cleaned, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    return numbers, missing, ~missing & np.isnan(numbers)
+
+
+def describe_text(column, values, text, decimal=".", source="the file"):
+    """The error for a numeric column holding text: the column, the line and the value."""
+    first = int(np.flatnonzero(text)[0])
+    value = str(values.iloc[first]).strip()
+    hint = ""
+    if decimal == "." and re.fullmatch(r"[+-]?\d+,\d+", value):
+        hint = " (a decimal comma? pass decimal=',')"
+    return (f"column {column!r} should hold numbers but {_rows(text)} of {source} "
+            f"{'hold' if text.sum() > 1 else 'holds'} text, e.g. {value!r}{hint}")

@@ -1,0 +1,248 @@
+"""Your own data from a CSV: read as text, every column parsed explicitly, nothing guessed."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._validation import PrivacyWarning, check_choice, check_int
+from ._common import (
+    CATEGORICAL,
+    MISSING,
+    _bunch,
+    _check_range,
+    _encode,
+    _ranking,
+    _rows,
+    describe_text,
+    parse_column,
+)
+
+_SEPARATORS = (",", ";", "\t", "|")
+
+
+def sniff_separator(path, lines=20):
+    """The separator that splits the first lines into the same number (> 1) of fields.
+
+    Candidates are comma, semicolon, tab and bar; quotes are respected. A file that none of them
+    splits has a single column (Python's csv.Sniffer would pick some other character there).
+    """
+    with open(path, encoding="utf-8", newline="") as handle:
+        head = [line for _, line in zip(range(lines), handle, strict=False) if line.strip()]
+    best, best_fields = ",", 1
+    for sep in _SEPARATORS:
+        counts = {len(row) for row in csv.reader(head, delimiter=sep)}
+        if len(counts) == 1 and (fields := counts.pop()) > best_fields:
+            best, best_fields = sep, fields
+    return best
+
+
+def _read_text(path, sep):
+    """The CSV as a frame of strings (missing entries NaN), with checked column names."""
+    try:
+        frame = pd.read_csv(path, sep=sep, dtype=str, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            csv.Error) as exc:
+        raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
+    with open(path, encoding="utf-8", newline="") as handle:
+        header = [c.strip() for c in next(csv.reader(handle, delimiter=sep))]
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise ValueError(f"{Path(path).name} repeats the column names {repeated}; rename them.")
+    frame.columns = header
+    return frame
+
+
+def load_csv(path, target, private=None, categorical="ordinal", missing="error",
+             max_categories=20, y_range=None, sep=None, categorical_columns=None, decimal="."):
+    """Load your own data from a CSV with a header row, for the what-if analysis.
+
+    Every column is read as text and parsed explicitly; nothing is guessed silently:
+
+    * a column whose entries are all numbers is numeric, min-max scaled to [0, 1];
+    * a column with no number at all is categorical and encoded (levels in sorted order) if it
+      has at most ``max_categories`` levels, else refused (an identifier, free text);
+    * a column mixing numbers and text (a typo such as '12.5kg') is an error naming the
+      column, the line and the value, unless ``categorical_columns`` lists it;
+    * missing and infinite values are errors with their counts per column, or the rows holding
+      them are dropped when ``missing="drop"``, and the number dropped is reported.
+
+    The returned ``summary`` says which columns were encoded and how, and what was dropped.
+
+    Privacy note: the feature bounds are read off the data, as in the paper's preprocessing;
+    in a deployment the feature box and the label range must be public, fixed in advance.
+
+    Parameters
+    ----------
+    path : str or Path
+    target : str
+        The label column (numeric: regression).
+    private : list of str or None
+        The protected columns, most sensitive first. The aligned paradigm protects exactly
+        these; the personalized paradigm ranks them first. None: the first
+        ``s* = ceil(log sqrt d)`` columns, in column order, are the private ones.
+    categorical : {"ordinal", "onehot"}, default="ordinal"
+        How categorical columns are encoded. "ordinal": one column of level codes scaled to
+        [0, 1] (levels in sorted order). "onehot": one 0/1 column per level (a private
+        categorical column makes all its 0/1 columns private).
+    missing : {"error", "drop"}, default="error"
+        Missing (empty, NA, NaN, ...) or infinite values. "error": a ValueError with the count
+        per column. "drop": rows holding one are dropped; ``n_dropped`` says how many.
+    max_categories : int, default=20
+        A text column with more levels is refused.
+    y_range : (float, float) or None
+        Public range of the target. None reads it off the data, with a PrivacyWarning.
+    sep : str or None
+        Column separator; None picks the one of comma, semicolon, tab and bar that splits the
+        first lines evenly (a file none splits has one column).
+    categorical_columns : list of str or None
+        Columns to encode as categories even though they hold numbers (codes, zip codes) or a
+        mix of numbers and text.
+    decimal : str, default="."
+        Decimal mark of the numbers (',' for "1,5").
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        As :func:`load_uci`: ``X``, ``y``, ``feature_names``, ``target_name``, ``y_range``,
+        ``y_bound``, ``ranking``, ``s_star`` (the number of private columns), ``feature_min``,
+        ``feature_max``, plus ``n_dropped``, ``encoded`` ({column: (encoding, levels)}),
+        ``summary`` (one paragraph saying what was encoded and dropped) and ``path``.
+    """
+    check_choice(categorical, "categorical", CATEGORICAL)
+    check_choice(missing, "missing", MISSING)
+    max_categories = check_int(max_categories, "max_categories", 1)
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path {str(path)!r} does not exist or is not a file.")
+    frame = _read_text(path, sniff_separator(path) if sep is None else sep)
+    if target not in frame.columns:
+        raise ValueError(f"target {target!r} is not a column of {path.name}; columns are "
+                         f"{list(frame.columns)}.")
+    if frame.shape[1] < 2:
+        raise ValueError(f"path {str(path)!r} needs at least one feature besides the target.")
+    asked = _asked_categorical(categorical_columns, frame.columns, target)
+    numbers, bad_rows, holes = {}, np.zeros(len(frame), dtype=bool), {}
+    for column in frame.columns:
+        values = frame[column]
+        parsed, empty, text = parse_column(values, decimal)
+        no_number = np.isnan(parsed).all()
+        if column == target and text.any():
+            if no_number:
+                raise ValueError(f"target {target!r} is not numeric (e.g. "
+                                 f"{values[text].iloc[0]!r}); ldpviz does regression.")
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "
+                             "the target column.")
+        if decimal == "." and column not in asked and values.str.strip().str.fullmatch(
+                r"[+-]?\d+,\d+").any():
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}.")
+        if column in asked or (text.any() and no_number):
+            numbers[column] = None  # plainly text (or asked for): categorical, encoded below
+            infinite = np.zeros(len(frame), dtype=bool)
+        elif text.any():
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "
+                             f"the file, or pass categorical_columns=[{column!r}] to encode "
+                             "the column as categories.")
+        else:
+            numbers[column] = parsed
+            infinite = np.isinf(parsed)
+        for kind, mask in (("missing", empty), ("infinite", infinite)):
+            if mask.any():
+                holes.setdefault(kind, []).append(f"{column} ({int(mask.sum())})")
+                bad_rows |= mask
+    n_dropped = 0
+    if holes:
+        listed = "; ".join(f"{kind} values in: {', '.join(cols)}" for kind, cols in
+                           holes.items())
+        if missing == "error":
+            raise ValueError(f"{path.name} has {listed} (first at {_rows(bad_rows, 1)}). Fix "
+                             "or impute them, or pass missing='drop' to drop those rows.")
+        n_dropped = int(bad_rows.sum())
+    keep = ~bad_rows
+    if keep.sum() < 2:
+        raise ValueError(f"{path.name} has fewer than 2 complete rows.")
+    y = numbers[target][keep]
+    features, encoded = _features(frame[keep].reset_index(drop=True), numbers, keep, target,
+                                  categorical, max_categories)
+    return _finish(path, features, y, target, encoded, private, y_range, categorical, n_dropped,
+                   holes)
+
+
+def _asked_categorical(columns, present, target):
+    if columns is None:
+        return set()
+    columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
+    unknown = [c for c in columns if c not in present]
+    if unknown or target in columns:
+        raise ValueError(f"categorical_columns must name feature columns of the file, got "
+                         f"{unknown or [target]}; columns are {list(present)}.")
+    return set(columns)
+
+
+def _features(text, numbers, keep, target, categorical, max_categories):
+    """The feature frame (numbers, categorical columns encoded) and {column: encoding}."""
+    columns, encoded = {}, {}
+    for column in text.columns.drop(target):
+        if numbers[column] is not None:
+            columns[column] = numbers[column][keep]
+            continue
+        values = text[column].astype(str).str.strip()
+        levels = sorted(values.unique())
+        if len(levels) > max_categories:
+            raise ValueError(
+                f"column {column!r} is not numeric and has {len(levels)} distinct values "
+                f"(more than max_categories={max_categories}), so it cannot be encoded; "
+                "drop it or raise max_categories.")
+        columns[column] = values
+        encoded[column] = (categorical, levels)
+    features = pd.DataFrame(columns)
+    for column, (how, levels) in encoded.items():
+        features = _encode(features, column, features[column], levels, how)
+    return features, encoded
+
+
+def _finish(path, features, y, target, encoded, private, y_range, categorical, n_dropped,
+            holes):
+    names = list(features.columns)
+    expand = {c: [f"{c}_{level}" for level in levels] for c, (_, levels) in encoded.items()
+              if categorical == "onehot"}
+    if private is not None:
+        private = [private] if isinstance(private, str) else [str(p) for p in private]
+        if target in private:
+            raise ValueError(f"private lists the target {target!r}; the label is always "
+                             "private.")
+        private = [name for p in private for name in expand.get(p, [p])]
+    ranking = _ranking(private, names, "private")
+    if y_range is None:
+        warnings.warn("y_range was not given, so the label range was read off the data; a "
+                      "deployment must fix it in advance (it is not covered by the privacy "
+                      "guarantee).", PrivacyWarning, stacklevel=3)
+        y_range = (float(y.min()), float(y.max()))
+    y_range = _check_range(y_range)
+    bunch = _bunch(features.to_numpy(dtype=float), y, names, target, y_range, ranking,
+                   len(private) if private is not None else None)
+    bunch.update(n_dropped=n_dropped, encoded=encoded, path=str(path),
+                 summary=_summary(path, bunch, encoded, n_dropped, holes))
+    return bunch
+
+
+def _summary(path, bunch, encoded, n_dropped, holes):
+    d = len(bunch.feature_names)
+    text = (f"{path.name}: {len(bunch.y)} rows, {d} feature{'' if d == 1 else 's'}, target "
+            f"{bunch.target_name}.")
+    for column, (how, levels) in encoded.items():
+        if how == "ordinal":
+            codes = ", ".join(f"{lv}={i / max(len(levels) - 1, 1):g}"
+                              for i, lv in enumerate(levels))
+            text += f" Column {column!r} encoded as categories, ordinal: {codes}."
+        else:
+            text += (f" Column {column!r} encoded as categories, one-hot: "
+                     f"{', '.join(f'{column}_{lv}' for lv in levels)}.")
+    if n_dropped:
+        listed = "; ".join(f"{kind} values in {', '.join(cols)}" for kind, cols in holes.items())
+        text += f" Dropped {n_dropped} rows holding {listed}."
+    return text

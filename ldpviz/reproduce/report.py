@@ -1,0 +1,158 @@
+"""Self-contained HTML reports: one file that opens offline and references nothing outside it.
+
+:class:`HtmlReport` collects headings, paragraphs, tables, plotly figures, images and a list of
+choices, and writes one HTML file. plotly.js is embedded once, inline (no CDN); images are
+``data:`` URIs; the style sheet is inline. Nothing in the page loads a URL, so it can be mailed
+or archived as is. The what-if report (:mod:`ldpviz.reproduce.whatif_report`) uses it; a
+reproduction report can do the same::
+
+    report = HtmlReport("Figure 2, reproduced")
+    report.heading("Panel (a)")
+    report.figure(plotly_figure)
+    report.table(frame)
+    report.choices({"replications": 50, "seed": 0})
+    report.write("report.html")
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["HtmlReport"]
+
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto;
+       max-width: 1100px; padding: 1.5em; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.6em;
+  border-bottom: 1px solid #ddd; } h3 { font-size: 1.05em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+caption { caption-side: top; text-align: left; font-style: italic; padding-bottom: 0.3em; }
+.note { color: #555; font-size: 0.92em; } .warning { background: #fff4e5;
+  border-left: 4px solid #e69f00; padding: 0.4em 0.8em; }
+.answer { background: #eef6fb; border-left: 4px solid #0072b2; padding: 0.4em 0.8em;
+  margin: 0.4em 0; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
+dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
+img { max-width: 100%; } .figure { width: 100%; min-height: 420px; }
+.scroll { overflow-x: auto; max-width: 100%; }
+"""
+
+
+def _escape(text):
+    return html.escape(str(text), quote=True)
+
+
+class HtmlReport:
+    """An HTML page built block by block; :meth:`render` gives one self-contained string."""
+
+    def __init__(self, title, subtitle=None):
+        self.title = str(title)
+        self.blocks = []
+        self._plotly = False
+        if subtitle:
+            self.paragraph(subtitle, kind="note")
+
+    def heading(self, text, level=2):
+        self.blocks.append(f"<h{level}>{_escape(text)}</h{level}>")
+
+    def paragraph(self, text, kind=None):
+        """A paragraph of plain text; ``kind`` "note", "warning" or "answer" styles it."""
+        cls = f' class="{kind}"' if kind else ""
+        self.blocks.append(f"<p{cls}>{_escape(text)}</p>")
+
+    def bullets(self, items, kind=None):
+        cls = f' class="{kind}"' if kind else ""
+        body = "".join(f"<li>{_escape(item)}</li>" for item in items)
+        self.blocks.append(f"<ul{cls}>{body}</ul>")
+
+    def table(self, frame, caption=None, index=False, float_format="{:.3g}"):
+        """A DataFrame as an HTML table (values escaped; floats formatted)."""
+        frame = frame.reset_index() if index else frame
+        head = "".join(f"<th>{_escape(c)}</th>" for c in frame.columns)
+        rows = []
+        for values in frame.itertuples(index=False):
+            cells = "".join(f"<td>{_escape(_cell(v, float_format))}</td>" for v in values)
+            rows.append(f"<tr>{cells}</tr>")
+        cap = f"<caption>{_escape(caption)}</caption>" if caption else ""
+        self.blocks.append(f'<div class="scroll"><table>{cap}<thead><tr>{head}</tr></thead>'
+                           "<tbody>" + "".join(rows) + "</tbody></table></div>")
+
+    def figure(self, fig, caption=None):
+        """A plotly Figure, drawn by the plotly.js embedded once in the page."""
+        self._plotly = True
+        spec = fig.to_json().replace("</", "<\\/")  # plotly's own encoder; no '</script>'
+
+        div = f"fig{len(self.blocks)}"
+        config = json.dumps({"displaylogo": False, "responsive": True, "showLink": False,
+                             "showSendToCloud": False, "showEditInChartStudio": False})
+        self.blocks.append(
+            f'<div id="{div}" class="figure"></div><script>(function() {{ var f = {spec}; '
+            f'Plotly.newPlot("{div}", f.data, f.layout, {config}); }})();</script>'
+            + (f'<p class="note">{_escape(caption)}</p>' if caption else ""))
+
+    def image(self, fig_or_png, alt="figure", caption=None, dpi=110):
+        """A matplotlib Figure (or PNG bytes) as an inline ``data:`` image."""
+        if isinstance(fig_or_png, (bytes, bytearray)):
+            png = bytes(fig_or_png)
+        else:
+            buffer = io.BytesIO()
+            fig_or_png.savefig(buffer, format="png", dpi=dpi)
+            png = buffer.getvalue()
+        data = base64.b64encode(png).decode("ascii")
+        self.blocks.append(f'<img alt="{_escape(alt)}" src="data:image/png;base64,{data}">'
+                           + (f'<p class="note">{_escape(caption)}</p>' if caption else ""))
+
+    def choices(self, mapping):
+        """A definition list: every choice made, so that the run can be repeated."""
+        items = "".join(f"<dt>{_escape(k)}</dt><dd>{_escape(_value(v))}</dd>"
+                        for k, v in mapping.items())
+        self.blocks.append(f"<dl>{items}</dl>")
+
+    def code(self, text):
+        self.blocks.append(f"<pre>{_escape(text)}</pre>")
+
+    def render(self):
+        """The whole page as one string."""
+        script = ""
+        if self._plotly:
+            from plotly.offline import get_plotlyjs
+
+            script = f"<script>{get_plotlyjs()}</script>"
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                f"<title>{_escape(self.title)}</title><style>{STYLE}</style>{script}</head>"
+                f"<body><h1>{_escape(self.title)}</h1>" + "\n".join(self.blocks)
+                + f'<p class="note">Written by ldpviz on {stamp}; this page is self-contained '
+                "and works offline.</p></body></html>\n")
+
+    def write(self, path):
+        path = Path(path)
+        path.write_text(self.render(), encoding="utf-8")
+        return path
+
+
+def _cell(value, float_format):
+    if isinstance(value, float):
+        return "" if pd.isna(value) else float_format.format(value)
+    return "" if value is None else value
+
+
+def _value(value):
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_value(v)}" for k, v in value.items())
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

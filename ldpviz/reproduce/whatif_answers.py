@@ -1,0 +1,341 @@
+"""The what-if answer in numbers and in words (used by :func:`ldpviz.reproduce.whatif.whatif`).
+
+Every comparison is paired over the same random splits: a difference of MSEs per split, its
+mean relative to the reference's mean MSE, +-2 standard errors, and a one-sided Wilcoxon
+signed-rank test at level 0.05 (as :func:`ldpviz.reproduce.experiments.compare` uses for
+Table 1's stars).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .experiments import compare
+
+ALPHA = 0.05
+REFERENCE = "DT"
+NONE = "(none)"
+HOT_METHODS = ("HistOfTree ME", "HistOfTree CART")
+
+
+def wilcoxon_greater(diff):
+    """p-value of the one-sided signed-rank test that the paired differences tend to be > 0."""
+    diff = np.asarray(diff, dtype=float)
+    if len(diff) < 2 or np.all(diff == 0):
+        return 1.0
+    return float(stats.wilcoxon(diff, alternative="greater").pvalue)
+
+
+def paired_cost(mse, reference):
+    """Relative cost of ``mse`` over ``reference`` (two per-split arrays, paired).
+
+    Returns ``(cost, se, p_value)``: ``mean(mse - reference) / mean(reference)``, its standard
+    error, and the one-sided Wilcoxon p-value that ``mse`` is larger.
+    """
+    mse, reference = np.asarray(mse, dtype=float), np.asarray(reference, dtype=float)
+    scale = reference.mean()
+    diff = mse - reference
+    # Two fits that agree up to floating-point rounding (the same tree reached by another
+    # order of operations) differ by nothing: such dust must not look like a signed effect.
+    diff = np.where(np.abs(diff) <= 1e-9 * abs(scale), 0.0, diff)
+    se = diff.std(ddof=1) / np.sqrt(len(diff)) / scale if len(diff) > 1 else np.nan
+    return float(diff.mean() / scale), float(se), wilcoxon_greater(diff)
+
+
+def _per_split(rows):
+    return rows.sort_values("rep")["mse"].to_numpy()
+
+
+# ----------------------------------------------------------------------------------------------
+# Tables
+# ----------------------------------------------------------------------------------------------
+def summarize(best):
+    """Per (epsilon, paradigm, method): mean ratio to DT +- SE, rank and Wilcoxon marks.
+
+    Ranks and marks compare the methods that respect the protection (role "protected");
+    label-only methods and DT get their mean and SE only.
+    """
+    params = [c for c in ("t", "depth", "max_depth", "min_samples_leaf", "rho", "k", "c",
+                          "t_offset", "zeta", "rule") if c in best.columns]
+    rows = []
+    protected = best[best["role"] == "protected"]
+    if not protected.empty:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # too few splits: said in the answer
+            marks = compare(protected, ["epsilon", "paradigm"], metric="mse_ratio")
+        rows.append(marks.assign(role="protected"))
+    others = best[best["role"] != "protected"]
+    if not others.empty:
+        grouped = others.groupby(["epsilon", "paradigm", "method", "role"], dropna=False)
+        agg = grouped["mse_ratio"].agg(["mean", "std", "count"]).reset_index()
+        agg["se"] = agg["std"] / np.sqrt(agg["count"])
+        rows.append(agg.drop(columns=["std", "count"]).assign(rank=np.nan, best=False,
+                                                               significant=False))
+    summary = pd.concat(rows, ignore_index=True).rename(columns={"mean": "ratio",
+                                                                 "se": "ratio_se"})
+    first = best.drop_duplicates(["epsilon", "paradigm", "method"])
+    config = first.set_index(["epsilon", "paradigm", "method"])[["config", *params]]
+    summary = summary.join(config, on=["epsilon", "paradigm", "method"])
+    mse = best.groupby(["epsilon", "paradigm", "method"], dropna=False)["mse"].mean()
+    summary = summary.join(mse.rename("mse"), on=["epsilon", "paradigm", "method"])
+    summary = summary[summary["paradigm"] != "screen"]
+    order = {"protected": 0, "label": 1, "reference": 2}
+    summary = summary.assign(_o=summary["role"].map(order)).sort_values(
+        ["epsilon", "paradigm", "_o", "ratio"], na_position="last").drop(columns="_o")
+    first = ["epsilon", "paradigm", "method", "role", "ratio", "ratio_se", "rank", "best",
+             "significant", "mse"]
+    return summary[first + [c for c in summary.columns if c not in first]].reset_index(
+        drop=True)
+
+
+def wide_summary(summary):
+    """Mean MSE ratio to DT per (paradigm, method) and epsilon, as "1.52 ± 0.08*" (2 SE)."""
+    rows = summary[summary["method"] != REFERENCE]
+    if rows.empty:
+        return pd.DataFrame()
+    text = [_times(r, s) + ("*" if sig else "")
+            for r, s, sig in zip(rows["ratio"], rows["ratio_se"], rows["significant"],
+                                 strict=True)]
+    return rows.assign(cell=text).pivot(index=["paradigm", "method"], columns="epsilon",
+                                        values="cell")
+
+
+def column_costs(best, names, n_train):
+    """Per (column, epsilon): the cost of protecting that column alone (screen rows).
+
+    ParDT with only that column protected against ParDT seeing every column, on the same
+    privatised labels; ``cost`` is the relative increase in MSE, ``rank`` 1 the costliest.
+    ``constant_fit`` marks the epsilons at which the tree seeing every column did best as a
+    constant (a minimum leaf of at least half the ``n_train`` training rows): there no column
+    can cost anything, because the tree learns nothing from any of them.
+    """
+    screen = best[best["role"] == "screen"]
+    ref_mse = best.loc[best["method"] == REFERENCE, "mse"].mean()
+    rows = []
+    for eps, group in screen.groupby("epsilon"):
+        reference = group[group["column"] == NONE]
+        none = _per_split(reference)
+        constant = bool(reference["min_samples_leaf"].iloc[0] >= n_train / 2)
+        for column in [c for c in names if c in set(group["column"])]:
+            mse = _per_split(group[group["column"] == column])
+            cost, se, p = paired_cost(mse, none)
+            rows.append({"column": column, "epsilon": eps, "cost": cost, "se": se,
+                         "p_value": p, "significant": p < ALPHA,
+                         "ratio": mse.mean() / ref_mse, "ratio_public": none.mean() / ref_mse,
+                         "constant_fit": constant})
+    costs = pd.DataFrame(rows)
+    if costs.empty:
+        return costs
+    costs["rank"] = costs.groupby("epsilon")["cost"].rank(ascending=False, method="min")
+    return costs
+
+
+def cheapest_first(costs):
+    """Columns ordered by their mean cost over the epsilons, cheapest to protect first."""
+    if costs is None or costs.empty:
+        return None
+    mean = costs.groupby("column", sort=False)["cost"].mean()
+    return list(mean.sort_values(kind="stable").index)
+
+
+# ----------------------------------------------------------------------------------------------
+# Sentences
+# ----------------------------------------------------------------------------------------------
+def pct(value, se=None):
+    """A relative change as "+18% ± 6%" (the error bar is 2 SE); exactly zero is "0%"."""
+    def one(v, sign):
+        if abs(v) < 5e-4:  # what rounds to 0.0% is shown as 0 (floating-point dust included)
+            return "0%"
+        text = f"{v:.0%}" if abs(v) >= 0.1 else f"{v:.1%}"
+        return ("+" if sign and v > 0 else "") + text
+
+    text = one(value, True)
+    if se is not None and np.isfinite(se):
+        text += f" ± {one(2 * se, False)}"
+    return text
+
+
+def _splits(reps, verb=True):
+    text = "1 split" if reps == 1 else f"{reps} splits"
+    return text + (" is" if reps == 1 else " are") if verb else text
+
+
+def _times(ratio, se):
+    return f"{ratio:.2f} ± {2 * se:.2f}" if np.isfinite(se) else f"{ratio:.2f}"
+
+
+def _histogram(main, results, eps, paradigm, summary):
+    """Best HistOfTree's t and, when t > 1, ``hot_gain``: the share of the error of its best
+    t = 1 grid point that the histogram removed (paired over the splits, with its SE and the
+    one-sided Wilcoxon p-value that the chosen point is better)."""
+    hot = summary[(summary["epsilon"] == eps) & (summary["paradigm"] == paradigm)
+                  & summary["method"].isin(HOT_METHODS)]
+    if hot.empty or "t" not in hot:
+        return None
+    row = hot.sort_values("ratio").iloc[0]
+    out = {"hot_method": row["method"], "hot_t": int(row["t"])}
+    if out["hot_t"] == 1:
+        return out
+    mine = results[(results["method"] == row["method"]) & (results["epsilon"] == eps)
+                   & (results["paradigm"] == paradigm) & (results["t"] == 1)]
+    if mine.empty:
+        return out
+    means = mine.groupby(["arm", "config_id"])["mse"].mean()
+    arm, config = means.idxmin()
+    t1 = _per_split(mine[(mine["arm"] == arm) & (mine["config_id"] == config)])
+    chosen = _per_split(main[(main["method"] == row["method"]) & (main["epsilon"] == eps)
+                             & (main["paradigm"] == paradigm)])
+    change, se, _ = paired_cost(chosen, t1)  # relative to the t = 1 error
+    out.update(hot_gain=-change, hot_gain_se=se, hot_gain_p=paired_cost(t1, chosen)[2])
+    return out
+
+
+def _attribution(costs, eps, private):
+    """Which protected column the cost comes from (each alone, from the per-column costs)."""
+    if costs is None or costs.empty:
+        return None
+    mine = costs[(costs["epsilon"] == eps) & costs["column"].isin(private)]
+    if len(mine) < 2:
+        return None
+    mine = mine.sort_values("cost", ascending=False)
+    top = mine.iloc[0]
+    positive = mine["cost"].clip(lower=0).sum()
+    alone = ", ".join(f"{r.column} {pct(r.cost, r.se)}" for r in mine.itertuples())
+    if top["significant"] and positive > 0 and top["cost"] >= 0.5 * positive:
+        return f"mostly from {top['column']} (each protected alone, for ParDT: {alone})"
+    if not mine["significant"].any():
+        return f"no single column accounts for it (each protected alone, for ParDT: {alone})"
+    return f"spread over several columns (each protected alone, for ParDT: {alone})"
+
+
+def answer_table(summary, main, results, costs, choices):
+    """Per (epsilon, paradigm): the numbers of the answer and its sentence."""
+    rows = []
+    private = choices["private"] or []
+    reps = choices["splits"]
+    for (eps, paradigm), group in summary[summary["role"] != "reference"].groupby(
+            ["epsilon", "paradigm"], sort=True):
+        prot = group[group["role"] == "protected"].sort_values("ratio")
+        label = group[group["role"] == "label"].sort_values("ratio")
+        row = {"epsilon": eps, "paradigm": paradigm}
+        if not prot.empty:
+            win = prot.iloc[0]
+            row.update(winner=win["method"], winner_ratio=win["ratio"],
+                       winner_ratio_se=win["ratio_se"], winner_significant=win["significant"],
+                       runner_up=prot.iloc[1]["method"] if len(prot) > 1 else None)
+        if not prot.empty and not label.empty:
+            lab = label.iloc[0]
+            sel = main[(main["epsilon"] == eps) & (main["paradigm"] == paradigm)]
+            cost, se, p = paired_cost(_per_split(sel[sel["method"] == win["method"]]),
+                                      _per_split(sel[sel["method"] == lab["method"]]))
+            row.update(label_method=lab["method"], label_ratio=lab["ratio"],
+                       label_ratio_se=lab["ratio_se"], cost_vs_label=cost,
+                       cost_vs_label_se=se, cost_p_value=p, cost_significant=p < ALPHA)
+        row.update(_histogram(main, results, eps, paradigm, summary) or {})
+        row["attribution"] = _attribution(costs, eps, private) if paradigm == "aligned" \
+            else None
+        row["sentence"] = _sentence(row, prot, choices, reps)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _sentence(row, prot, choices, reps):
+    """A paragraph: the cost, the winner, the histogram; plain about losses."""
+    eps, paradigm = row["epsilon"], row["paradigm"]
+    private = choices["private"]
+    cols = " and ".join(private) if len(private) <= 3 else f"these {len(private)} columns"
+    where = "" if paradigm == "aligned" else \
+        " in the personalized paradigm (some users also protect more columns)"
+    out = []
+    if "cost_vs_label" in row:
+        cost, se = row["cost_vs_label"], row["cost_vs_label_se"]
+        label = (f"label-only privacy ({row['label_method']}, "
+                 f"{_times(row['label_ratio'], row['label_ratio_se'])} × DT's error)")
+        if row["cost_significant"]:
+            text = (f"At ε = {eps:g}{where}, protecting {cols} costs {pct(cost, se)} error "
+                    f"beyond {label}, a significant loss (Wilcoxon p = "
+                    f"{row['cost_p_value']:.2g})")
+            text += f", {row['attribution']}." if row.get("attribution") else "."
+        elif 0.5**reps >= ALPHA:
+            verdict = f"costs {pct(cost, se)} error" if cost > 0 else \
+                f"costs nothing ({pct(cost, se)} error)"
+            text = (f"At ε = {eps:g}{where}, protecting {cols} {verdict} beyond {label} on "
+                    f"these splits; {_splits(reps)} too few to test whether that is more than "
+                    "noise.")
+        else:
+            text = (f"At ε = {eps:g}{where}, protecting {cols} costs nothing detectable "
+                    f"beyond {label}: {pct(cost, se)}, p = {row['cost_p_value']:.2g}.")
+        out.append(text)
+    else:
+        out.append(f"At ε = {eps:g}{where}:")
+    if "winner" in row:
+        text = (f"Best method: {row['winner']}, "
+                f"{_times(row['winner_ratio'], row['winner_ratio_se'])} × the error of the "
+                "non-private tree")
+        if row["winner_significant"]:
+            text += ", significantly better than every other method"
+        elif row.get("runner_up"):
+            other = prot.iloc[1]
+            text += (f" (not significantly ahead of {row['runner_up']}, "
+                     f"{_times(other['ratio'], other['ratio_se'])})")
+        if row["winner"] == "Hist" and prot.iloc[0].get("t") == 1:
+            text += "; Hist with t = 1 is a privately estimated mean: nothing beat the average"
+        out.append(text + ".")
+    if np.isfinite(row.get("hot_t", np.nan)):
+        if row["hot_t"] == 1:
+            out.append("HistOfTree's private histogram did not help: its best grid point has "
+                       "t = 1, so it ignored the protected columns and used the public ones "
+                       "only.")
+        elif "hot_gain" in row:
+            verdict = "helped" if row["hot_gain_p"] < ALPHA else "may have helped (not " \
+                "significant)"
+            out.append(f"HistOfTree's private histogram {verdict}: {row['hot_method']} chose "
+                       f"t = {row['hot_t']}, {pct(-row['hot_gain'], row['hot_gain_se'])} "
+                       f"error relative to its best t = 1 point (p = "
+                       f"{row['hot_gain_p']:.2g}).")
+    if 0.5**reps >= ALPHA:
+        out.append(f"(With {_splits(reps, False)} no difference can be significant at {ALPHA}: use "
+                   "at least 5, better 20.)")
+    return " ".join(out)
+
+
+def cost_sentences(costs, ranking):
+    """The per-column cost table in words."""
+    if costs is None or costs.empty:
+        return []
+    out = []
+    for eps, group in costs.groupby("epsilon"):
+        top = group[group["cost"] >= 5e-4].sort_values("cost", ascending=False).head(5)
+        if group["constant_fit"].all():
+            out.append(f"At ε = {eps:g} the tree on privatised labels does best as a constant "
+                       "even when it sees every column: the label noise hides what any column "
+                       "carries, so protecting one column alone costs nothing measurable here "
+                       "(a method that learns more at this ε may still lose something).")
+            continue
+        if top.empty:
+            out.append(f"At ε = {eps:g}, protecting any one column alone costs nothing.")
+            continue
+        listed = ", ".join(f"{r.column} {pct(r.cost, r.se)}{'*' if r.significant else ''}"
+                           for r in top.itertuples())
+        out.append(f"At ε = {eps:g}, protecting one column alone costs most for {listed} "
+                   "(* significant).")
+    free = [c for c in (ranking or []) if not costs.loc[costs["column"] == c,
+                                                        "significant"].any()]
+    costly = [c for c in (ranking or []) if c not in free]
+    if ranking:
+        shown = ranking if len(ranking) <= 20 else [*ranking[:20], "..."]
+        out.append("Recommended ordering, cheapest to protect first (by the mean cost over the "
+                   "epsilons; among columns that cost nothing detectable the order is noise): "
+                   + ", ".join(shown) + ".")
+    if free:
+        shown = free if len(free) <= 15 else [*free[:15], f"... ({len(free)} in all)"]
+        out.append("Protecting any one of these alone costs nothing detectable at any ε: "
+                   + ", ".join(shown) + ".")
+    if costly:
+        shown = costly if len(costly) <= 15 else [*costly[:15], "..."]
+        out.append("These cost something, cheapest first: " + ", ".join(shown) + ".")
+    return out

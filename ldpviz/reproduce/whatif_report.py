@@ -1,0 +1,299 @@
+"""The what-if result as something to read and to send: text, figures, CSV, PNG and HTML.
+
+:func:`write_whatif` writes, into one folder, the tidy CSV files (best grid points per split,
+every grid point, the summary, the answers, the per-column costs), static PNG figures, a
+markdown summary and a self-contained HTML report (:class:`ldpviz.reproduce.report.HtmlReport`:
+plotly embedded inline, no external URL) with the answers, the tables, the figures and every
+choice made.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .report import HtmlReport
+from .whatif_answers import pct, wide_summary
+
+__all__ = [
+    "answers_display",
+    "console_text",
+    "costs_figure",
+    "markdown_table",
+    "matplotlib_figure",
+    "plotly_costs",
+    "plotly_ratios",
+    "write_whatif",
+]
+
+# One colour and marker per method, the same in every panel and figure.
+STYLE = {
+    "HistOfTree ME": ("#0072B2", "o", "-"), "HistOfTree CART": ("#56B4E9", "s", "-"),
+    "AdHistOfTree ME": ("#009E73", "^", "-"), "AdHistOfTree CART": ("#00C08B", "v", "-"),
+    "ParDT": ("#D55E00", "D", "-"), "KRR": ("#CC79A7", "P", "-"), "Hist": ("#E69F00", "X", "-"),
+    "HistOfTree s=0": ("#000000", "*", "--"), "LabelDT": ("#777777", "h", "--"),
+}
+PLOTLY_SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "v": "triangle-down",
+                  "D": "diamond", "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
+PARADIGMS = ("aligned", "personalized")
+
+
+def _rows(result):
+    summary = result.summary
+    return summary[summary["role"].isin(["protected", "label"])]
+
+
+def markdown_table(frame, index=True):
+    """A DataFrame as a markdown table (no optional dependency)."""
+    frame = frame.reset_index() if index else frame
+    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row)
+            + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *body])
+
+
+# ----------------------------------------------------------------------------------------------
+# Figures
+# ----------------------------------------------------------------------------------------------
+def _new_figure(ncols, width=5.6, height=4.4, sharey=False):
+    fig = plt.figure(figsize=(width * ncols, height), layout="constrained")
+    plt.close(fig)  # shown once when returned to a notebook, never left open
+    return fig, fig.subplots(1, ncols, squeeze=False, sharey=sharey)[0]
+
+
+def matplotlib_figure(result):
+    """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm."""
+    rows = _rows(result)
+    paradigms = [p for p in PARADIGMS if (rows["paradigm"] == p).any()] or ["aligned"]
+    fig, axes = _new_figure(len(paradigms), height=5.0, sharey=True)
+    epsilons = sorted(rows["epsilon"].dropna().unique())
+    handles = {}
+    with plt.rc_context({"font.size": 11}):
+        for ax, paradigm in zip(axes, paradigms, strict=True):
+            groups = list(rows[rows["paradigm"] == paradigm].groupby("method", sort=False))
+            for i, (method, group) in enumerate(groups):
+                color, marker, line = STYLE.get(method, ("#333333", "o", "-"))
+                group = group.sort_values("epsilon")
+                # Methods side by side at each epsilon, so error bars do not hide each other.
+                dodge = 2.0 ** (0.05 * (i - (len(groups) - 1) / 2))
+                handles[method] = ax.errorbar(
+                    group["epsilon"] * dodge, group["ratio"], yerr=2 * group["ratio_se"],
+                    label=method, color=color, marker=marker, ls=line, capsize=3)
+            ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+            ax.set_xscale("log")
+            ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+            if len(epsilons) == 1:  # centre a lone epsilon instead of pinning it to an edge
+                ax.set_xlim(epsilons[0] / 2, epsilons[0] * 2)
+            ax.minorticks_off()
+            ax.set_xlabel("ε")
+            ax.set_title(paradigm)
+        axes[0].set_ylabel("MSE / MSE of the non-private tree (± 2 SE)")
+        order = [m for m in STYLE if m in handles] + [m for m in handles if m not in STYLE]
+        # About three entries fit across one panel; more would run off the figure's edges.
+        fig.legend([handles[m] for m in order], order, loc="outside lower center",
+                   ncol=min(len(order), 3 * len(paradigms)), fontsize=9, frameon=False)
+    return fig
+
+
+def costs_figure(result, top=20):
+    """Cost of protecting each column alone (+- 2 SE), the ``top`` costliest, per epsilon."""
+    costs = result.costs
+    order = costs.groupby("column")["cost"].mean().sort_values(ascending=False).index[:top]
+    epsilons = sorted(costs["epsilon"].unique())
+    fig, (ax,) = _new_figure(1, width=max(6.0, 0.45 * len(order) + 2), height=4.6)
+    width = 0.8 / len(epsilons)
+    x = np.arange(len(order))
+    for i, eps in enumerate(epsilons):
+        sub = costs[costs["epsilon"] == eps].set_index("column").reindex(order)
+        ax.bar(x + i * width - 0.4 + width / 2, 100 * sub["cost"], width,
+               yerr=200 * sub["se"], capsize=2, label=f"ε = {eps:g}")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xticks(x, list(order), rotation=60, ha="right")
+    ax.set_ylabel("extra error when protected alone (%, ± 2 SE)")
+    ax.set_title("cost of protecting one column")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plotly_ratios(result):
+    """The ratio figure in plotly, for the HTML report (same colours and markers)."""
+    rows = _rows(result)
+    paradigms = [p for p in PARADIGMS if (rows["paradigm"] == p).any()] or ["aligned"]
+    fig = make_subplots(rows=1, cols=len(paradigms), subplot_titles=paradigms,
+                        shared_yaxes=True)
+    for col, paradigm in enumerate(paradigms, start=1):
+        for method, group in rows[rows["paradigm"] == paradigm].groupby("method", sort=False):
+            color, marker, line = STYLE.get(method, ("#333333", "o", "-"))
+            group = group.sort_values("epsilon")
+            fig.add_trace(go.Scatter(
+                x=group["epsilon"], y=group["ratio"], name=method, legendgroup=method,
+                showlegend=col == 1, mode="lines+markers",
+                marker={"symbol": PLOTLY_SYMBOLS.get(marker, "circle"), "size": 9,
+                        "color": color},
+                line={"color": color, "dash": "dash" if line == "--" else "solid"},
+                error_y={"type": "data", "array": 2 * group["ratio_se"], "visible": True}),
+                row=1, col=col)
+        fig.update_xaxes(type="log", title_text="ε", row=1, col=col,
+                         tickvals=sorted(rows["epsilon"].unique()))
+    fig.update_yaxes(title_text="MSE / non-private tree's MSE (± 2 SE)", row=1, col=1)
+    fig.add_hline(y=1.0, line_dash="dot", line_color="grey")
+    fig.update_layout(height=460, template="plotly_white", margin={"t": 40},
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def plotly_costs(result, top=30):
+    """The per-column costs in plotly (+- 2 SE), the ``top`` costliest columns."""
+    costs = result.costs
+    order = list(costs.groupby("column")["cost"].mean().sort_values(ascending=False)
+                 .index[:top])
+    fig = go.Figure()
+    for eps in sorted(costs["epsilon"].unique()):
+        sub = costs[costs["epsilon"] == eps].set_index("column").reindex(order)
+        fig.add_trace(go.Bar(x=order, y=100 * sub["cost"], name=f"ε = {eps:g}",
+                             error_y={"type": "data", "array": 200 * sub["se"]}))
+    fig.update_layout(barmode="group", height=440, template="plotly_white",
+                      yaxis_title="extra error when protected alone (%, ± 2 SE)",
+                      margin={"t": 30}, legend={"orientation": "h", "y": -0.35})
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# Text
+# ----------------------------------------------------------------------------------------------
+def _costs_table(costs):
+    wide = costs.assign(cell=[pct(c, s if np.isfinite(s) else None) + ("*" if sig else "")
+                              for c, s, sig in zip(costs["cost"], costs["se"],
+                                                   costs["significant"], strict=True)])
+    return wide.pivot(index="column", columns="epsilon", values="cell")
+
+
+def answers_display(table):
+    """The answers' numbers, one readable row per (epsilon, paradigm)."""
+    rows = []
+    for r in table.to_dict("records"):
+        row = {"ε": f"{r['epsilon']:g}", "paradigm": r["paradigm"]}
+        if isinstance(r.get("winner"), str):
+            row["best method"] = r["winner"] + ("*" if r["winner_significant"] else "")
+            row["× DT"] = f"{r['winner_ratio']:.2f} ± {2 * r['winner_ratio_se']:.2f}"
+        if isinstance(r.get("label_method"), str):
+            row["best label-only"] = r["label_method"]
+            row["× DT (label-only)"] = f"{r['label_ratio']:.2f} ± {2 * r['label_ratio_se']:.2f}"
+            row["cost beyond label-only"] = pct(r["cost_vs_label"], r["cost_vs_label_se"])
+            row["p"] = f"{r['cost_p_value']:.2g}"
+        if np.isfinite(r.get("hot_t", np.nan)):
+            row["HistOfTree's t"] = int(r["hot_t"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def console_text(result, max_columns=25):
+    """What the command prints: the answer in words, then the tables."""
+    lines = ["Answer:"] + [f"  - {s}" for s in result.sentences]
+    table = wide_summary(result.summary)
+    if not table.empty:
+        lines += ["", "MSE ratio to the non-private tree DT (mean ± 2 SE over the splits; "
+                  "* = significantly better than every other method that respects the "
+                  "protection, one-sided Wilcoxon signed-rank test at 0.05; "
+                  "HistOfTree s=0 and LabelDT protect the label only):", "",
+                  markdown_table(table)]
+    if result.costs is not None:
+        costs = _costs_table(result.costs)
+        if result.ranking:
+            costs = costs.reindex(list(reversed(result.ranking)))
+        note = f" (the {max_columns} costliest)" if len(costs) > max_columns else ""
+        lines += ["", f"Cost of protecting one column alone{note}: extra error of ParDT "
+                  "with that column protected, against the same tree seeing every column "
+                  "(same privatised labels; ± 2 SE; * significant):", "",
+                  markdown_table(costs.head(max_columns))]
+    return "\n".join(lines)
+
+
+def _choices_for_report(choices):
+    keep = dict(choices)
+    keep.pop("feature_names", None)
+    return keep
+
+
+# ----------------------------------------------------------------------------------------------
+# Files
+# ----------------------------------------------------------------------------------------------
+def write_whatif(result, out, stem="realdata", command=None):
+    """Write the CSV files, PNG figures, markdown and the HTML report; return their paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    def save_csv(frame, suffix):
+        if frame is not None and len(frame):
+            path = out / f"{stem}{suffix}.csv"
+            frame.to_csv(path, index=False)
+            written.append(path)
+
+    save_csv(result.best, "")
+    save_csv(result.results, "_grid")
+    save_csv(result.summary, "_summary")
+    save_csv(result.answers, "_answers")
+    save_csv(result.costs, "_costs")
+    has_ratios = not _rows(result).empty
+    figures = {}
+    if has_ratios:
+        figures[""] = matplotlib_figure(result)
+    if result.costs is not None and len(result.costs):
+        figures["_costs"] = costs_figure(result)
+    for suffix, fig in figures.items():
+        path = out / f"{stem}{suffix}.png"
+        fig.savefig(path, dpi=120)
+        written.append(path)
+    text = console_text(result)
+    path = out / f"{stem}.md"
+    path.write_text(f"# What-if: {result.choices['data']}\n\n{text}\n", encoding="utf-8")
+    written.append(path)
+    written.append(html_report(result, command).write(out / f"{stem}.html"))
+    return written
+
+
+def html_report(result, command=None):
+    """The self-contained HTML report (an :class:`HtmlReport`)."""
+    c = result.choices
+    report = HtmlReport(f"What-if: {c['data']}",
+                        subtitle=f"{c['rows']:,} rows, {c['features']} features; "
+                                 f"{c['splits']} random splits; ε in "
+                                 f"{', '.join(f'{e:g}' for e in c['epsilons'])}.")
+    report.heading("The answer")
+    for sentence in result.sentences:
+        report.paragraph(sentence, kind="answer")
+    for note in result.notes:
+        report.paragraph(note, kind="warning")
+    if not _rows(result).empty:
+        report.heading("Every method, relative to the non-private tree")
+        report.figure(plotly_ratios(result), caption="Mean MSE over the splits divided by the "
+                      "mean MSE of the best non-private decision tree (DT); bars: ± 2 SE. "
+                      "Dashed: label-only privacy (every feature public).")
+        report.table(wide_summary(result.summary), index=True,
+                     caption="MSE ratio to DT, mean ± 2 SE; * significantly better than every "
+                             "other method that respects the protection (one-sided Wilcoxon "
+                             "signed-rank, 0.05).")
+        report.table(answers_display(result.answers),
+                     caption="The numbers behind the answer (± 2 SE; cost: extra error of "
+                             "the best method over the best label-only one, paired over the "
+                             "splits; p: one-sided Wilcoxon signed-rank).")
+    if result.costs is not None and len(result.costs):
+        report.heading("What each column costs to protect, alone")
+        report.figure(plotly_costs(result), caption="ParDT with only that column protected, "
+                      "against the same tree seeing every column, on the same privatised "
+                      "labels and splits; ± 2 SE.")
+        report.table(_costs_table(result.costs).reindex(
+            list(reversed(result.ranking or [])) or None), index=True,
+            caption="Extra error when protected alone, ± 2 SE; * significant.")
+    report.heading("Every choice made (to repeat the run)")
+    if command:
+        report.code(command)
+    report.choices(_choices_for_report(c))
+    return report

@@ -1,0 +1,273 @@
+"""The resource budget: nothing a user types builds more than the budget, and the refusal is fast.
+
+The reproductions of the issue that used to fill memory (depth 40 grew a kernel to 23.8 GB) run
+in a child process whose address space is capped at 2 GB: they must fail at once with a message
+naming the parameter, or (AdHistOfTree, which chooses its own sizes) fit at once.
+"""
+
+import json
+import math
+import re
+import subprocess
+import sys
+import textwrap
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import ldpviz
+from ldpviz import AdHistOfTree, HistOfTree, theory
+from ldpviz._config import (
+    DEFAULTS,
+    check_partition_budget,
+    exceeds_budget,
+    partition_plan,
+)
+from ldpviz.baselines import LPDT, Hist
+from ldpviz.classification import HistClassifier, HistOfTreeClassifier
+from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
+from ldpviz.masks import aligned_mask, gamma_mask
+
+M = PAPER_Y_BOUND
+
+
+# ----------------------------------------------------------------------------------------------
+# The budget itself
+# ----------------------------------------------------------------------------------------------
+def test_config_is_one_place_set_and_restored():
+    assert ldpviz.get_config() == DEFAULTS
+    with ldpviz.config_context(max_cells=100) as inner:
+        assert inner["max_cells"] == 100 == ldpviz.get_config()["max_cells"]
+        with pytest.raises(ValueError, match="max_cells"):
+            HistOfTree(s=0, depth=7, y_bound=M).fit(*make_paper_regression(1000, 0))
+    assert ldpviz.get_config() == DEFAULTS
+    ldpviz.set_config(max_bytes=1 << 20)
+    try:
+        assert ldpviz.get_config()["max_bytes"] == 1 << 20
+    finally:
+        ldpviz.set_config(max_bytes=DEFAULTS["max_bytes"])
+    for bad in (0, -1, 2.5, "big", True):
+        with pytest.raises(ValueError, match="max_cells must be a positive integer"):
+            ldpviz.set_config(max_cells=bad)
+    with pytest.raises(ValueError, match="unknown keys"), ldpviz.config_context(cells=5):
+        pass
+    assert ldpviz.get_config() == DEFAULTS
+
+
+def test_the_plan_counts_what_a_fit_builds_and_bounds_its_memory():
+    X, y = make_paper_regression(20_000, random_state=0)
+    W = gamma_mask(20_000, 5, 0.5)
+    for s, t, depth, mechanism in [(2, 2, 10, "grr"), (2, 2, 8, "rr"), (3, 12, 2, "grr")]:
+        model = HistOfTree(epsilon=2, s=s, t=t, depth=depth, mechanism=mechanism, y_bound=M,
+                           random_state=0)
+        tracemalloc.start()
+        model.fit(X, y, W=W)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        plan = partition_plan(20_000, 20_000, t, s, depth, 5 - s, "max-edge", 0, 1, mechanism,
+                              n_patterns=2**s)
+        assert model.n_cells_ == plan.cells  # a full max-edge tree: exactly t^s 2^depth
+        assert peak <= plan.nbytes  # the estimate is an upper bound of what was allocated
+    cart = HistOfTree(s=1, depth=12, rule="cart", y_bound=M, random_state=0).fit(X, y, W=W)
+    plan = partition_plan(20_000, 20_000, 2, 1, 12, 4, "cart")
+    assert cart.partition_.tree.n_leaves <= plan.leaves
+
+
+@pytest.mark.parametrize(("n", "t", "s", "depth"), [(10_000, 2, 2, 40), (300, 2, 1, 12),
+                                                    (10_000, 1000, 3, 2), (10_000, 2, 30, 2),
+                                                    (10**6, 2, 2, 19), (50_000, 5, 4, 8)])
+def test_the_refusal_names_a_value_that_fits(n, t, s, depth):
+    """Whatever it suggests passes the guard; one step beyond does not."""
+    with pytest.raises(ValueError) as info:
+        check_partition_budget("HistOfTree", n, n, t, s, depth, 5)
+    message = str(info.value)
+    if match := re.search(r"use depth <= (\d+)", message):
+        ok = int(match.group(1))
+        check_partition_budget("HistOfTree", n, n, t, s, ok, 5)
+        assert ok + 1 >= depth or _refused(n, t, s, ok + 1)
+    elif match := re.search(r"use t <= (\d+)", message):
+        ok = int(match.group(1))
+        check_partition_budget("HistOfTree", n, n, ok, s, depth, 5)
+        assert _refused(n, ok + 1, s, depth)
+    else:
+        ok = int(re.search(r"at most s = (\d+)", message).group(1))
+        check_partition_budget("HistOfTree", n, n, t, ok, 0, 5)
+        assert _refused(n, t, ok + 1, 0)
+
+
+def _refused(n, t, s, depth):
+    try:
+        check_partition_budget("HistOfTree", n, n, t, s, depth, 5)
+    except ValueError:
+        return True
+    return False
+
+
+def test_depth_beyond_what_the_users_can_fill_is_refused_not_built():
+    X, y = make_paper_regression(1000, random_state=0)
+    HistOfTree(s=0, depth=10, y_bound=M).fit(X, y)  # ceil(log2 1000) = 10 leaves can be filled
+    with pytest.raises(ValueError, match=r"depth=11 .* n_samples = 1,000 users .* depth <= 10"):
+        HistOfTree(s=0, depth=11, y_bound=M).fit(X, y)
+    # CART and a minimum leaf size stop where the data end: no refusal, bounded leaves
+    cart = HistOfTree(s=0, depth=40, rule="cart", y_bound=M, random_state=0).fit(X, y)
+    assert cart.n_cells_ <= 1000
+    capped = HistOfTree(s=0, depth=40, min_samples_leaf=50, y_bound=M, random_state=0).fit(X, y)
+    assert capped.n_cells_ <= 1000 // 50
+
+
+def test_hist_grids_and_per_user_noise_go_through_the_same_budget():
+    X, y = make_paper_regression(2000, random_state=0)
+    with pytest.raises(ValueError, match=r"Hist on d=5 features with t=40 .* use t <= 16"):
+        Hist(t=40, y_bound=M).fit(X, y)
+    Hist(t=16, y_bound=M, random_state=0).fit(X, y)  # 16^5 = 1,048,576 cells fit
+    with ldpviz.config_context(max_report_entries=10**6, max_report_entries_per_user=100):
+        with pytest.raises(ValueError, match="per-user report entries"):
+            Hist(t=6, noise="per-user", y_bound=M).fit(X, y)
+        Hist(t=6, y_bound=M, random_state=0).fit(X, y)  # aggregate noise: sums only
+    with pytest.raises(ValueError, match="HistClassifier on d=5 features with t=40"):
+        HistClassifier(t=40, classes=[0, 1]).fit(X, (y > 1).astype(int))
+    with ldpviz.config_context(max_bytes=10**6), pytest.raises(ValueError, match="n_samples"):
+        Hist(t=6, y_bound=M).privatize(X, y)
+
+
+def test_adhistoftree_selection_is_bounded_for_every_epsilon():
+    rng = np.random.default_rng(0)
+    for n, d in [(1, 5), (2, 3), (200, 5), (2000, 5), (3000, 12)]:
+        X, y = rng.random((n, d)), rng.normal(size=n)
+        for W in (aligned_mask(n, d, 2), gamma_mask(n, d, 0.5), np.ones((n, d))):
+            for epsilon in (0.1, 8, 1e6, np.inf):
+                model = AdHistOfTree(epsilon=epsilon, c=1, t_offset=1, y_bound=M,
+                                     random_state=0).fit(X, y, W=W)
+                assert model.n_cells_ <= max(n, 1)  # no more cells than users
+                assert model.t_ >= 1 and model.depth_ <= max(1, math.ceil(math.log2(max(n, 2))))
+    # the budget binds too
+    X, y = rng.random((5000, 5)), rng.normal(size=5000)
+    with ldpviz.config_context(max_cells=64):
+        model = AdHistOfTree(epsilon=np.inf, private_features=[0, 1], y_bound=M).fit(X, y)
+    assert model.n_cells_ <= 64
+
+
+def test_select_s_p_honours_max_cells():
+    W = aligned_mask(10_000, 5, 3)
+    free = theory.select_s_p(W, 10_000, 1e6, c=1)
+    s, p = theory.select_s_p(W, 10_000, 1e6, c=1, max_cells=1000)
+    assert theory.optimal_t(p, 5, s) ** s * 2**p <= 1000 < (
+        theory.optimal_t(free[1], 5, free[0]) ** free[0] * 2 ** free[1])
+    table = theory.objective_table(W, 10_000, 1e6, c=1, max_cells=1000)
+    assert table.loc[table.selected, ["s", "p"]].values.tolist() == [[s, p]]
+    with pytest.raises(ValueError, match="max_cells"):
+        theory.select_s_p(W, 10_000, 1.0, s_min=4, max_cells=8)
+
+
+def test_lpdt_guards_its_public_tree():
+    X, y = make_paper_regression(1000, random_state=0)
+    public = np.zeros(X.shape)
+    with pytest.raises(ValueError, match=r"max_depth=30 .* public rows .* max_depth <= 10"):
+        LPDT(max_depth=30, min_samples_leaf=0, y_bound=M).fit(X, y, W=public)
+    with pytest.warns(ldpviz.PrivacyWarning, match="1,000 rows whose mask W is all zero"):
+        model = LPDT(max_depth=30, min_samples_leaf=5, y_bound=M, random_state=0).fit(
+            X, y, W=public)
+    assert model.n_cells_ <= 1000 // 5
+
+
+# ----------------------------------------------------------------------------------------------
+# The reproductions of the issue, in a child process capped at 2 GB of address space
+# ----------------------------------------------------------------------------------------------
+CHILD = textwrap.dedent("""
+    import json, resource, sys, time, warnings
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    warnings.simplefilter("ignore")
+    import numpy as np
+    from ldpviz import AdHistOfTree, HistOfTree
+    from ldpviz.baselines import LPDT
+    from ldpviz.classification import HistOfTreeClassifier
+    from ldpviz.datasets import make_paper_regression
+
+    X, y = make_paper_regression(10_000, random_state=0)
+    X30 = np.random.default_rng(0).random((10_000, 30))
+    cases = {
+        "depth=40": lambda: HistOfTree(depth=40, s=2, y_bound=3).fit(X, y),
+        "depth=30": lambda: HistOfTree(depth=30, s=2, y_bound=3).fit(X, y),
+        "depth=18": lambda: HistOfTree(depth=18, s=2, y_bound=3).fit(X, y),
+        "t=1000, 3 private": lambda: HistOfTree(t=1000, private_features=[0, 1, 2],
+                                                y_bound=3).fit(X, y),
+        "30 of 30 private": lambda: HistOfTree(private_features=list(range(30)),
+                                               y_bound=3).fit(X30, y),
+        "classifier depth=30": lambda: HistOfTreeClassifier(depth=30, s=2, classes=[0, 1]).fit(
+            X, (y > 1).astype(int)),
+        "LPDT max_depth=30": lambda: LPDT(max_depth=30, min_samples_leaf=0, y_bound=3).fit(
+            X, y, W=np.zeros(X.shape)),
+        "Ad eps=inf n=1": lambda: AdHistOfTree(epsilon=np.inf, private_features=[0, 1],
+                                               y_bound=3).fit(X[:1], y[:1]),
+        "Ad eps=inf n=200": lambda: AdHistOfTree(epsilon=np.inf, private_features=[0, 1],
+                                                 y_bound=3).fit(X[:200], y[:200]),
+        "Ad eps=1e6": lambda: AdHistOfTree(epsilon=1e6, c=1, private_features=[0, 1],
+                                           y_bound=3).fit(X, y),
+    }
+    out = {}
+    for name, fit in cases.items():
+        start = time.perf_counter()
+        try:
+            model = fit()
+            result = {"cells": int(model.n_cells_)}
+        except Exception as exc:
+            result = {"error": type(exc).__name__, "message": str(exc)}
+        result["seconds"] = time.perf_counter() - start
+        out[name] = result
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+""")
+
+#: What each reproduction must now do: refuse naming the parameter, or fit with at most n cells.
+EXPECTED = {
+    "depth=40": "depth", "depth=30": "depth", "depth=18": "depth", "t=1000, 3 private": "t",
+    "30 of 30 private": "histogram axes", "classifier depth=30": "depth",
+    "LPDT max_depth=30": "max_depth", "Ad eps=inf n=1": 1, "Ad eps=inf n=200": 200,
+    "Ad eps=1e6": 10_000,
+}
+
+
+@pytest.mark.slow
+def test_the_issue_reproductions_fail_fast_under_a_2gb_memory_cap():
+    start = time.perf_counter()
+    child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
+                           timeout=300, env={"OPENBLAS_NUM_THREADS": "1", "PATH": ""})
+    wall = time.perf_counter() - start
+    assert child.returncode == 0, child.stderr[-2000:]
+    out = json.loads(child.stdout)
+    for name, expected in EXPECTED.items():
+        result = out[name]
+        assert result["seconds"] < 2.0, (name, result)  # was 15 s to out-of-memory
+        if isinstance(expected, str):
+            assert result.get("error") == "ValueError", (name, result)
+            param = expected.split()[0]
+            assert f"{param}" in result["message"] and "use " in result["message"], result
+        else:
+            assert "error" not in result and result["cells"] <= expected, (name, result)
+    assert out["peak_mb"] < 1024  # far below the cap: nothing large was ever allocated
+    assert wall < 120  # the child, imports included
+
+
+def test_refusal_happens_before_anything_is_allocated():
+    X, y = make_paper_regression(10_000, random_state=0)
+    for model in (HistOfTree(depth=25, s=2, y_bound=M),
+                  HistOfTree(t=500, private_features=[0, 1, 2], y_bound=M),
+                  HistOfTreeClassifier(depth=25, s=2, classes=[0, 1])):
+        tracemalloc.start()
+        with pytest.raises(ValueError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, (y > 1).astype(int) if hasattr(model, "classes") else y)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < 20 * X.nbytes  # input checks only: a few copies of the data
+
+
+def test_exceeds_budget_reports_the_first_limit():
+    plan = partition_plan(1000, 1000, 2, 2, 8, 3)
+    assert exceeds_budget(plan, 1000) is None
+    with ldpviz.config_context(max_cells=10):
+        key, size, limit = exceeds_budget(plan, 1000)
+    assert (key, size, limit) == ("max_cells", 2**2 * 2**8, 10)

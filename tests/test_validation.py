@@ -1,0 +1,257 @@
+"""Bad input gets a clear error naming the argument; nothing is cast, dropped or guessed."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import sparse
+from sklearn.exceptions import DataConversionWarning, NotFittedError
+
+from ldpviz import AdHistOfTree, HistOfTree, PrivacyWarning, theory
+from ldpviz._rng import as_generator
+from ldpviz._validation import check_int, check_mask
+from ldpviz.baselines import DT, KRR, LPDT, Hist, LabelDT, ParDT
+from ldpviz.bcdp import BCDPMean, LDPMean, ldp_ols
+from ldpviz.classification import HistClassifier, HistOfTreeClassifier
+from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
+
+M = PAPER_Y_BOUND
+X, Y = make_paper_regression(300, random_state=0)
+LABELS = (Y > 1).astype(int)
+
+REGRESSORS = [HistOfTree(s=2, y_bound=M), AdHistOfTree(private_features=[0], y_bound=M),
+              Hist(y_bound=M), KRR(s=1, y_bound=M), ParDT(s=1, y_bound=M), LabelDT(y_bound=M),
+              DT(), LPDT(s=0, y_bound=M)]
+CLASSIFIERS = [HistOfTreeClassifier(s=2, classes=[0, 1]), HistClassifier(classes=[0, 1])]
+
+
+def _ids(estimators):
+    return [type(e).__name__ for e in estimators]
+
+
+def _fit(model, X_, y_=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        return model.fit(X_, (LABELS if hasattr(model, "classes") else Y) if y_ is None else y_)
+
+
+# ----------------------------------------------------------------------------------------------
+# Messages read well
+# ----------------------------------------------------------------------------------------------
+def test_integer_messages_read_well():
+    with pytest.raises(ValueError, match=r"^t must be >= 1, got 0\.$"):
+        check_int(0, "t", 1)
+    with pytest.raises(ValueError, match=r"^s must be in \[0, 5\], got 7\.$"):
+        check_int(7, "s", 0, 5)
+    with pytest.raises(ValueError, match=r"^depth must be an integer, got 2\.5\.$"):
+        check_int(2.5, "depth", 0)
+    with pytest.raises(ValueError, match=r"^t must be >= 1, got 0\.$"):
+        HistOfTree(s=2, t=0, y_bound=M).fit(X, Y)
+
+
+@pytest.mark.parametrize("seed", [-1, 2.5, "seed", True])
+def test_random_state_errors_name_random_state(seed):
+    with pytest.raises(ValueError, match="random_state must be"):
+        as_generator(seed)
+    with pytest.raises(ValueError, match="random_state"):
+        _fit(HistOfTree(s=2, y_bound=M, random_state=seed), X)
+
+
+def test_parameters_of_the_wrong_type_get_value_errors_naming_them():
+    with pytest.raises(ValueError, match=r"^c must be a positive finite number, got 'a'"):
+        _fit(AdHistOfTree(c="a", y_bound=M), X)
+    with pytest.raises(ValueError, match="rule must be one of"):
+        _fit(HistOfTree(s=2, rule=["cart"], y_bound=M), X)  # unhashable: still a ValueError
+    with pytest.raises(ValueError, match="min_samples_leaf must be >= 0, got -1"):
+        _fit(HistOfTree(s=2, min_samples_leaf=-1, y_bound=M), X)
+
+
+# ----------------------------------------------------------------------------------------------
+# Features: sparse, complex, missing, text, shape
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", REGRESSORS + CLASSIFIERS, ids=_ids(REGRESSORS + CLASSIFIERS))
+def test_every_estimator_refuses_bad_features_naming_x(model):
+    with pytest.raises(TypeError, match="X is a sparse matrix; sparse data is not supported"):
+        _fit(model, sparse.csr_matrix(X))
+    with pytest.raises(ValueError, match="X holds complex numbers: Complex data not supported"):
+        _fit(model, X + 0j)
+    frame = pd.DataFrame(X, columns=list("abcde")).astype("Float64")
+    frame.iloc[[3, 8], 1] = pd.NA
+    frame.iloc[5, 4] = pd.NA
+    with pytest.raises(ValueError, match=r"X has 3 missing values \(NaN, None or pd.NA\) in "
+                                         r"columns 'b' \(2\), 'e' \(1\)"):
+        _fit(model, frame)
+    text = X.astype(object)
+    text[4, 2] = "12.5kg"
+    with pytest.raises(ValueError, match=r"X must hold numbers, but the entry at row, column "
+                                         r"4, 2 is '12.5kg'"):
+        _fit(model, text)
+    holes = X.copy()
+    holes[[2, 9], 0], holes[7, 3] = np.nan, np.inf
+    with pytest.raises(ValueError, match=r"X contains 2 NaN \(column 0: 2\) and 1 inf "
+                                         r"\(column 3: 1\), first at row 2"):
+        _fit(model, holes)
+    with pytest.raises(ValueError, match="Reshape your data"):
+        _fit(model, X[:, 0])
+    with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"):
+        _fit(model, X[:, :0])
+    with pytest.raises(ValueError, match="Negative values in data"):
+        _fit(model, X - 0.5)
+
+
+@pytest.mark.parametrize("model", REGRESSORS, ids=_ids(REGRESSORS))
+def test_every_regressor_refuses_bad_labels_naming_y(model):
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        model.fit(X, None)
+    with pytest.raises(ValueError, match="y holds complex numbers"):
+        _fit(model, X, Y + 1j)
+    bad = Y.copy()
+    bad[[4, 6]] = np.inf
+    with pytest.raises(ValueError, match=r"y contains 2 inf, first at index 4"):
+        _fit(model, X, bad)
+    with pytest.raises(ValueError, match="y has 299 entries but X has 300 rows"):
+        _fit(model, X, Y[:-1])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        _fit(model, X, Y[:, None])
+    with pytest.raises(ValueError, match=r"y has 1 missing values"):
+        _fit(model, X, pd.Series(Y).astype("Float64").mask(np.arange(300) == 3, pd.NA))
+
+
+@pytest.mark.parametrize("model", REGRESSORS + CLASSIFIERS, ids=_ids(REGRESSORS + CLASSIFIERS))
+def test_unfitted_estimators_raise_not_fitted_error(model):
+    from sklearn.base import clone
+
+    with pytest.raises(NotFittedError):
+        clone(model).predict(X)
+
+
+@pytest.mark.parametrize("model", REGRESSORS + CLASSIFIERS, ids=_ids(REGRESSORS + CLASSIFIERS))
+def test_feature_names_are_recorded_and_checked_as_scikit_learn_does(model):
+    frame = pd.DataFrame(X, columns=["age", "bmi", "bp", "s1", "s2"])
+    fitted = _fit(model, frame)
+    assert list(fitted.feature_names_in_) == list(frame.columns) and fitted.n_features_in_ == 5
+    fitted.predict(frame)
+    with pytest.raises(ValueError, match="Feature names must be in the same order"):
+        fitted.predict(frame[frame.columns[::-1]])  # reversed columns used to change predictions
+    with pytest.raises(ValueError, match="Feature names unseen at fit time"):
+        fitted.predict(frame.rename(columns={"bp": "pressure"}))
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        fitted.predict(X)
+    with pytest.raises(ValueError, match=r"X has 4 features, but .* is expecting 5 features"):
+        fitted.predict(X[:, :4])
+    plain = _fit(model, X)
+    assert not hasattr(plain, "feature_names_in_")
+    with pytest.warns(UserWarning, match="X has feature names, but"):
+        plain.predict(frame)
+
+
+# ----------------------------------------------------------------------------------------------
+# Classification labels
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [HistOfTreeClassifier, HistClassifier])
+def test_classifiers_refuse_continuous_and_mixed_labels(cls):
+    kwargs = {"s": 2} if cls is HistOfTreeClassifier else {}
+    with pytest.raises(ValueError, match=r"Unknown label type: continuous.*300 distinct"):
+        cls(**kwargs).fit(X, Y)  # used to make one class per value
+    mixed = np.array(["a", 1] * 150, dtype=object)
+    with pytest.raises(ValueError, match=r"y mixes strings and numbers.*'a' and 1"):
+        cls(**kwargs).fit(X, mixed)
+    with pytest.raises(ValueError, match="classes mixes strings and numbers"):
+        cls(classes=["a", 1], **kwargs).fit(X, np.array(["a", "b"] * 150))
+    with pytest.raises(ValueError, match="y mixes strings and numbers"):
+        cls(**kwargs).fit(X, ["a", 1] * 150)  # a list: numpy alone would make 1 into "1"
+    with pytest.raises(ValueError, match="at least two classes"), pytest.warns(PrivacyWarning):
+        cls(**kwargs).fit(X, np.zeros(300, dtype=int))
+    # explicit public classes may be any labels, floats included
+    model = cls(classes=[0.5, 1.5], random_state=0, **kwargs).fit(X, LABELS + 0.5)
+    assert set(model.predict(X)) <= {0.5, 1.5}
+
+
+# ----------------------------------------------------------------------------------------------
+# Tiny budgets, huge bounds: a clear error, never inf or NaN
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [KRR(s=1), HistOfTree(s=2), Hist(), ParDT(s=1), LPDT(s=0),
+                                   LabelDT()], ids=lambda m: type(m).__name__)
+def test_epsilon_too_small_to_simulate_is_refused(model):
+    model.set_params(epsilon=5e-324, y_bound=M)
+    with pytest.raises(ValueError, match=r"epsilon=5e-324 is too small to simulate.*use "
+                                         r"epsilon >= "):
+        _fit(model, X)
+    model.set_params(epsilon=1.0, y_bound=1e300)
+    with pytest.raises(ValueError, match="label noise scale"):
+        _fit(model, X)
+
+
+def test_classifier_and_bcdp_refuse_tiny_budgets():
+    with pytest.raises(ValueError, match="too small to simulate"):
+        HistOfTreeClassifier(epsilon=1e-300, s=2, classes=[0, 1]).fit(X, LABELS)
+    with pytest.raises(ValueError, match="too small to simulate"):
+        LDPMean(epsilon=5e-324).fit(X * 2 - 1)
+    with pytest.raises(ValueError, match="too small to simulate"):
+        BCDPMean(epsilon=1e-20, deltas=1e-20).fit(X * 2 - 1)
+
+
+def test_theory_is_finite_where_the_truth_is():
+    for eps in (1e-160, 1e-300, 5e-324):
+        upper = theory.upper_bound(10_000, eps, 5, 2, 0.3)
+        lower = theory.lower_bound(10_000, eps, 5, 2)
+        assert np.isfinite(upper) and np.isfinite(lower) and upper > 1e60 and lower > 1e60
+    # in logs, the formula itself: (log n / (n eps^2))^e
+    e = theory.upper_rate_exponent(5, 2, 0.3)
+    expected = np.exp(e * (np.log(np.log(1e4)) - np.log(1e4) - 2 * np.log(1e-300)))
+    np.testing.assert_allclose(theory.upper_bound(1e4, 1e-300, 5, 2, 0.3), expected)
+    assert theory.upper_bound(1e4, np.inf, 5, 2, 0.3) == 0.0
+    assert theory.lower_bound(1e4, np.inf, 5, 2) == 1e4 ** (-2 / 7)
+    with pytest.raises(ValueError, match=r"p=10000 gives t\* .* use p <= 62"):
+        theory.optimal_t(1e4, 2, 1)
+    with pytest.raises(ValueError, match=r"p_max must be in \[1, 62\]"):
+        theory.select_s_p(np.ones((10, 3)), 10, 1.0, p_max=10**9)
+
+
+def test_ldp_ols_stays_finite_for_a_huge_public_radius():
+    rng = np.random.default_rng(0)
+    Z = rng.uniform(-1, 1, (200, 2))
+    y = np.clip(Z @ [0.3, 0.2], -1, 1)
+    small = ldp_ols(Z, y, 1.0, radius=1e10, random_state=0).coef
+    huge = ldp_ols(Z, y, 1.0, radius=1e300, random_state=0).coef
+    assert np.all(np.isfinite(huge))
+    np.testing.assert_allclose(huge / 1e300, small / 1e10, rtol=1e-3)  # the same direction
+    np.testing.assert_allclose(np.linalg.norm(huge / 1e300), 1.0, rtol=1e-9)  # on the sphere
+
+
+# ----------------------------------------------------------------------------------------------
+# Privacy meaning said at run time
+# ----------------------------------------------------------------------------------------------
+def test_lpdt_says_all_zero_rows_are_public_and_labeldt_that_w_is_ignored():
+    W = np.zeros(X.shape, dtype=int)
+    W[:100] = 1
+    with pytest.warns(PrivacyWarning, match="200 rows whose mask W is all zero as public "
+                                            "data: their features and raw labels"):
+        LPDT(y_bound=M, random_state=0).fit(X, Y, W=W)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        LPDT(y_bound=M, random_state=0).fit(X, Y, W=np.ones(X.shape))  # no public row: quiet
+        LabelDT(y_bound=M, random_state=0).fit(X, Y)
+        LabelDT(y_bound=M, random_state=0).fit(X, Y, W=np.zeros(X.shape))  # nothing protected
+    with pytest.warns(PrivacyWarning, match="ignores W: the 500 entries W marks as protected"):
+        LabelDT(y_bound=M, random_state=0).fit(X, Y, W=W)
+    with pytest.warns(PrivacyWarning, match="ignores W"):
+        LabelDT(y_bound=M, random_state=0).privatize(X, Y, W=W)
+
+
+# ----------------------------------------------------------------------------------------------
+# The privacy mask
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("W", "match"), [
+    ([[2, -1], [np.nan, 0]], r"3 entries are not, the first at \(0, 0\): 2\.0"),
+    ([["0", "1"], ["1", "0"]], "strings do not count as protected"),
+    ([[0.5, 1], [1, 0]], r"the first at \(0, 0\): 0\.5"),
+])
+def test_masks_refuse_anything_but_zero_and_one(W, match):
+    with pytest.raises(ValueError, match=match):
+        check_mask(W, (2, 2))
+    with pytest.raises(TypeError, match="sparse"):
+        check_mask(sparse.csr_matrix(np.eye(2)), (2, 2))
+    assert check_mask([[True, 0], [1.0, False]], (2, 2)).tolist() == [[True, False],
+                                                                      [True, False]]

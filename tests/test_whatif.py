@@ -1,0 +1,379 @@
+"""The what-if analysis: grids that adapt to any table, the answer in numbers and words, the
+per-column costs, the public choices, and a self-contained report."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
+
+from ldpviz import PrivacyWarning
+from ldpviz.reproduce import grids as G
+from ldpviz.reproduce import whatif_answers, whatif_data, whatif_report
+from ldpviz.reproduce.whatif import METHODS, DecadeMask, whatif, whatif_summary
+
+#: Tiny grids: the plumbing, not the science.
+TINY = {"hot": {"depth": (0, 1), "t": (1, 2), "rho": (0.5,), "min_samples_leaf": (0,)},
+        "adhot": {"c": (0.1,), "t_offset": (0,), "rho": (0.5,)},
+        "hist": {"t": (1, 2), "zeta": (0.05,)},
+        "tree": {"max_depth": (1, 2), "min_samples_leaf": (10,)}, "krr": {"k": (2,)}}
+
+
+def _table(tmp_path, n, d, seed=0):
+    frame, names = make_table(n, d, seed)
+    path = tmp_path / f"table_{n}x{d}.csv"
+    frame.to_csv(path, index=False)
+    return whatif_data.load_table(path, TARGET, y_range=Y_RANGE), names
+
+
+# ----------------------------------------------------------------------------------------------
+# Grids
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("n", "d", "s"), [(35, 1, 1), (140, 58, 3), (140, 58, 0), (700, 13, 2),
+                                          (3500, 100, 5), (700_000, 10, 2)])
+def test_every_grid_point_fits_the_table(n, d, s):
+    grids = G.whatif_grids(n, d, s)
+    for key, grid in grids.items():
+        assert grid.applicable, (key, grid.notes)
+        assert grid.size == len(grid.configs())
+    for c in grids["hot"].configs():
+        assert c["t"] ** s * 2 ** c["depth"] <= n / 2
+    for c in grids["hot0"].configs():
+        assert c["t"] == 1 and 2 ** c["depth"] <= n / 2
+    for c in grids["tree"].configs() + grids["krr"].configs():
+        assert 2 ** c["max_depth"] <= n / 2
+    for c in grids["hist"].configs():
+        assert float(c["t"]) ** d <= n / 2
+    # at most one minimum leaf at or above n/2 (the constant fit)
+    leaves = {c["min_samples_leaf"] for c in grids["tree"].configs()}
+    assert sum(v >= n / 2 for v in leaves) <= 1
+
+
+def test_hist_on_a_wide_table_keeps_one_bin_and_says_why():
+    grid = G.whatif_grids(140, 58, 3)["hist"]
+    assert {c["t"] for c in grid.configs()} == {1}
+    assert any("t^58 cells" in note for note in grid.notes)
+    assert any("privately estimated mean" in note for note in grid.notes)
+
+
+def test_rho_varies_only_where_it_changes_a_fit():
+    aligned = G.whatif_grids(1000, 5, 2)["hot"].configs()
+    assert {c["rho"] for c in aligned if c["t"] == 1} == {0.5}
+    assert {c["rho"] for c in aligned if c["t"] == 2} == {0.5, 0.7, 0.9}
+    personal = G.whatif_grids(1000, 5, 2, personalized=True)["hot"].configs()
+    assert {c["rho"] for c in personal if c["t"] == 1} == {0.5, 0.7, 0.9}
+    # depth 0 has no tree: one minimum leaf
+    assert {c["min_samples_leaf"] for c in aligned if c["depth"] == 0} == {0}
+
+
+def test_large_tables_get_thinner_grids():
+    small = G.whatif_grids(G.LARGE_N, 10, 2)
+    large = G.whatif_grids(G.LARGE_N + 1, 10, 2)
+    for key in ("hot", "tree", "krr", "adhot"):
+        assert large[key].size < small[key].size
+
+
+def test_overrides_replace_candidates_and_are_checked():
+    grids = G.whatif_grids(1000, 5, 1, overrides={"hot": {"depth": (2,), "t": (3,)},
+                                                  "tree": {"max_depth": [4]}})
+    assert {(c["depth"], c["t"]) for c in grids["hot"].configs()} == {(2, 3)}
+    assert {c["max_depth"] for c in grids["krr"].configs()} == {4}  # KRR follows the tree
+    for bad, match in (({"hott": {"t": (1,)}}, "unknown method key 'hott'"),
+                       ({"hot": {"bins": (1,)}}, "unknown parameter 'bins'"),
+                       ({"hot": {"t": (0,)}}, r"grids\['hot'\]\['t'\]"),
+                       ({"hot": {"t": (1.5,)}}, "integers"),
+                       ({"hot": {"rho": (1.0,)}}, r"\['rho'\]"),
+                       ({"tree": {"max_depth": ()}}, "at least one value"),
+                       ({"hist": "t=1"}, "must map parameters")):
+        with pytest.raises(ValueError, match=match):
+            G.whatif_grids(1000, 5, 1, overrides=bad)
+    # a grid the table cannot hold is reported as not applicable, not built
+    grid = G.whatif_grids(100, 5, 4, overrides={"hot": {"t": (3,), "depth": (2,)}})["hot"]
+    assert not grid.applicable and "not applicable" in grid.describe()
+
+
+def test_grid_option_parses_and_refuses_clearly():
+    assert G.parse_grid_option("hot.depth=1,2,4") == ("hot", "depth", (1, 2, 4))
+    assert G.parse_grid_option("hot.rho=0.5, 0.9") == ("hot", "rho", (0.5, 0.9))
+    for text in ("hot.depth", "depth=1", "hot.depth=", "hot.depth=a,b"):
+        with pytest.raises(ValueError, match="--grid"):
+            G.parse_grid_option(text)
+
+
+# ----------------------------------------------------------------------------------------------
+# Inputs and public choices
+# ----------------------------------------------------------------------------------------------
+def test_columns_resolve_by_name_index_and_one_hot_group():
+    names = ["age", "smoker_no", "smoker_yes", "income"]
+    assert whatif_data.resolve_columns(["smoker", 0], names, "private") == [1, 2, 0]
+    with pytest.raises(ValueError, match="private names 'height'"):
+        whatif_data.resolve_columns(["height"], names, "private")
+    with pytest.raises(ValueError, match="twice"):
+        whatif_data.resolve_columns(["age", 0], names, "private")
+    with pytest.raises(ValueError, match="outside"):
+        whatif_data.resolve_columns([4], names, "private")
+
+
+def test_decade_mask_follows_the_stated_rule():
+    W = DecadeMask(private=(3,), also=(0, 4)).build(1000, 6)
+    np.testing.assert_array_equal(W.sum(axis=0), [100, 0, 0, 1000, 10, 0])
+    rule = DecadeMask((3,), (0, 4)).rule(list("abcdef"))
+    assert rule == ("every user protects d; 1 in 10 users also protects a; 1 in 100 users also "
+                    "protects e; every other column is public")
+
+
+def test_public_feature_bounds_scale_clip_and_are_recorded(tmp_path):
+    frame = pd.DataFrame({"age": [20, 30, 40, 90], "x": [1.0, 2.0, 3.0, 4.0],
+                          "y": [1.0, 2.0, 3.0, 4.0]})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.warns(UserWarning, match="'age' clip 25.0%"):
+        table = whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 5),
+                                       x_bounds={"age": (20, 80)})
+    np.testing.assert_allclose(table.X[:, 0], [0, 1 / 6, 2 / 6, 1])
+    assert table.choices["feature_values_clipped"] == {"age": 0.25}
+    assert table.data_bounds == ["x"]
+    with pytest.warns(PrivacyWarning, match="protected column.* x was read off the data"):
+        assert whatif_data.check_box(table, ["age", "x"]) == ["x"]
+    for bounds, match in (({"height": (0, 1)}, "not feature columns"),
+                          ({"age": (80, 20)}, "lo < hi"), ({"age": ("a", 1)}, "two numbers")):
+        with pytest.raises(ValueError, match=match):
+            whatif_data.load_table(tmp_path / "t.csv", "y", x_bounds=bounds)
+
+
+def test_bounds_file_and_upload_helpers(tmp_path):
+    (tmp_path / "b.csv").write_text("column,lo,hi\nage,0,120\n")
+    assert whatif_data.read_bounds(tmp_path / "b.csv") == {"age": ("0", "120")}
+    (tmp_path / "c.csv").write_text("name,low,high\nage,0,120\n")
+    with pytest.raises(ValueError, match="column,lo,hi"):
+        whatif_data.read_bounds(tmp_path / "c.csv")
+    upload = ({"name": "../../evil.csv", "content": memoryview(b"a,b\n1,2\n")},)
+    path = whatif_data.save_upload(upload, tmp_path)
+    assert path == tmp_path / "evil.csv" and whatif_data.csv_columns(path) == ["a", "b"]
+    with pytest.raises(ValueError, match="no file"):
+        whatif_data.save_upload((), tmp_path)
+
+
+def test_labels_range_warnings():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 2)), rng.normal(0, 1, 60)
+    with pytest.warns(PrivacyWarning, match="read off the private labels"):
+        out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY,
+                     methods=["pardt", "labeldt"])
+    assert out.choices["y_range_source"].startswith("read off")
+    assert out.choices["labels_clipped"] == 0
+    with pytest.warns(UserWarning, match="clips .*% of the labels"):
+        out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY, y_range=(-0.5, 0.5),
+                     methods=["pardt"])
+    assert out.choices["labels_clipped"] == pytest.approx(np.mean(np.abs(y) > 0.5))
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"private": ["z"]}, "private names 'z'"),
+    ({"private": []}, "at least one column"),
+    ({"personalized": [1]}, "personalized needs private"),
+    ({"private": [0], "personalized": [0]}, "repeats columns"),
+    ({"epsilons": (np.inf,)}, "at most 1000"),
+    ({"epsilons": (np.nan,)}, "epsilons must be > 0"),
+    ({"epsilons": ()}, "at least one value"),
+    ({"reps": 0}, "reps"), ({"seed": -1}, "seed"), ({"test_size": 1.0}, "test_size"),
+    ({"methods": ["hot"]}, "unknown keys"),
+    ({"y_range": (1, 1)}, "lo < hi"), ({"y_range": (-1e300, 1e300)}, "too wide"),
+    ({"feature_names": ["a", "a", "b"]}, "distinct names"),
+    ({"max_seconds": 1e-9}, "even 1 split takes about"),
+    ({"test_size": 0.95}, "at least 10 and 3"),
+    ({"grids": {"tree": {"max_depth": (12,)}}}, "reference tree DT"),
+])
+def test_bad_arguments_are_refused_by_name(kwargs, match):
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 3)), rng.random(40)
+    kwargs = {"y_range": (0, 1), "reps": 2, "grids": TINY, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        whatif(X, y, **kwargs)
+
+
+def test_the_time_limit_runs_fewer_splits_or_refuses(monkeypatch):
+    from ldpviz.reproduce import whatif as module
+
+    monkeypatch.setattr(module, "estimate_seconds", lambda arms, reps, n_jobs: (3.0 * reps,
+                                                                                 10 * reps, 2))
+    said = []
+    # 20 splits would take 60 s: with reps=None and a 30 s limit, 10 splits run
+    assert module._plan([], None, 2, 30, said.append) == (
+        10, "100 fits, about 30 s with 2 job(s) on an otherwise idle machine")
+    assert "running 10 splits" in said[0] and "choose with reps" in said[0]
+    assert module._plan([], 20, 2, None, said.append)[0] == 20
+    with pytest.raises(ValueError, match=r"a run with 10 split\(s\) takes about 30 s"):
+        module._plan([], 20, 2, 30, said.append)  # an explicit reps is never changed
+    with pytest.raises(ValueError, match="a run with 3 split"):
+        module._plan([], None, 2, 9, said.append)  # fewer than 5 fit: refused, not run
+
+
+def test_bad_data_is_refused():
+    X = np.random.default_rng(0).random((40, 3))
+    for bad_X, bad_y, match in ((X * 2, np.ones(40), "outside the public feature box"),
+                                (X, np.r_[np.ones(39), np.inf], "NaN or infinite"),
+                                (X, np.ones(39), "one value per row")):
+        with pytest.raises(ValueError, match=match):
+            whatif(bad_X, bad_y, private=[0], y_range=(0, 2), reps=2, grids=TINY)
+
+
+# ----------------------------------------------------------------------------------------------
+# End to end through Python, on generated tables
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("n", "d"), [(50, 1), (500, 13), (200, 58), (300, 100)])
+def test_any_numeric_table_gets_an_answer(tmp_path, n, d):
+    table, _ = _table(tmp_path, n, d)
+    private = ["signal"] if d == 1 else ["signal", "weak"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = whatif(table.X, table.y, private=private, feature_names=table.feature_names,
+                        y_range=table.y_range, epsilons=(1, 4), reps=3, grids=TINY,
+                        personalized=None if d < 4 else ["noise2"], provenance=table.choices)
+    assert [str(w.message) for w in caught] == result.notes  # every note is also a warning
+    paradigms = ["aligned"] + (["personalized"] if d >= 4 else [])
+    methods = set(zip(result.summary["paradigm"], result.summary["method"], strict=True))
+    for paradigm in paradigms:
+        for key, (name, _) in METHODS.items():
+            if (key.startswith("adhot") and paradigm == "aligned") or (key == "hist" and d > 64):
+                continue
+            assert (paradigm, name) in methods, (paradigm, name)
+    assert ("reference", "DT") in methods
+    dt = result.best[result.best["method"] == "DT"]["mse_ratio"]
+    assert dt.mean() == pytest.approx(1.0)
+    assert len(result.answers) == 2 * len(paradigms)
+    for sentence in result.sentences:
+        assert sentence.startswith("At ε = ") and "non-private tree" in sentence
+    assert np.isfinite(result.summary["ratio"]).all()
+    wide = whatif_summary(result)
+    assert set(wide.columns) == {1.0, 4.0}
+    c = result.choices
+    assert c["private"] == private and c["splits"] == 3 and c["seed"] == 0
+    assert c["features"] == d and "feature_box" in c and c["version"]
+    if d == 58:  # Hist cannot bin 58 features at 140 training rows: it keeps t = 1 and says so
+        assert {*result.best.loc[result.best["method"] == "Hist", "t"]} == {1}
+        assert any("t^58" in note for note in c["grid_notes"]["hist"])
+    if d > 64:  # numpy indexes at most 64 axes; Hist's grid over 100 features is indexed by hand
+        assert {*result.best.loc[result.best["method"] == "Hist", "t"]} == {1}
+        assert not result.notes
+    elif d >= 4:  # the copy of a public column, protected, protects nothing
+        assert not result.notes
+        with pytest.warns(UserWarning, match="copy of the public column"):
+            out = whatif(table.X, table.y, private=["noise2_copy"],
+                         feature_names=table.feature_names, y_range=table.y_range,
+                         epsilons=(2,), reps=2, grids=TINY, methods=["pardt"])
+        assert "copy of the public column 'noise2'" in out.notes[0]
+
+
+def test_the_same_seed_gives_the_same_answer():
+    rng = np.random.default_rng(1)
+    X = rng.random((120, 3))
+    y = X[:, 0] + rng.normal(0, 0.3, 120)
+    runs = [whatif(X, y, private=[0], y_range=(-1, 2), epsilons=(2,), reps=2, grids=TINY,
+                   seed=5) for _ in range(2)]
+    pd.testing.assert_frame_equal(runs[0].best, runs[1].best)
+    assert runs[0].sentences == runs[1].sentences
+
+
+def test_paired_cost_and_the_test():
+    ref = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    cost, se, p = whatif_answers.paired_cost(ref * 1.1, ref)
+    assert cost == pytest.approx(0.1) and se > 0 and p == pytest.approx(1 / 64)
+    assert whatif_answers.paired_cost(ref, ref)[2] == 1.0
+    cost, _, p = whatif_answers.paired_cost(ref * 0.9, ref)
+    assert cost == pytest.approx(-0.1) and p > 0.5
+    assert whatif_answers.pct(0.183, 0.03) == "+18% ± 6.0%"
+    assert whatif_answers.pct(0.0, 0.0) == "0% ± 0%"
+
+
+def _planted(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 4))
+    y = 3 * X[:, 0] + rng.normal(0, 0.5, n)  # column 0 informative, columns 1-3 noise
+    return X, y, ["signal", "noise_a", "noise_b", "noise_c"]
+
+
+def test_per_column_costs_rank_an_informative_column_above_a_noise_column():
+    X, y, names = _planted()
+    grids = {"tree": {"max_depth": (2, 4), "min_samples_leaf": (10, 100)}}
+    result = whatif(X, y, feature_names=names, y_range=(-1.5, 4.5), epsilons=(2, 8), reps=8,
+                    grids=grids)
+    costs = result.costs.set_index(["column", "epsilon"])
+    for eps in (2.0, 8.0):
+        signal, noise = costs.loc[("signal", eps)], costs.loc[("noise_a", eps)]
+        assert signal["significant"] and signal["cost"] > 0.2
+        assert signal["cost"] > noise["cost"] + 2 * signal["se"]
+        assert signal["rank"] == 1
+        assert not noise["significant"]
+    assert result.ranking[-1] == "signal"
+    assert result.answers.empty  # nothing was assumed private
+    text = " ".join(result.sentences)
+    assert "cheapest first: signal" in text or "These cost something" in text
+    assert "costs nothing detectable at any ε: noise_a" in text
+
+
+def test_costs_say_when_the_tree_learns_nothing_from_any_column():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((120, 3)), rng.normal(0, 1, 120)  # the label ignores every column
+    result = whatif(X, y, y_range=(-3, 3), epsilons=(1,), reps=6,
+                    grids={"tree": {"max_depth": (2, 4), "min_samples_leaf": (5, 100)}})
+    assert result.costs["constant_fit"].all() and (result.costs["cost"] == 0).all()
+    assert "does best as a constant even when it sees every column" in result.sentences[0]
+
+
+def test_the_answer_attributes_the_cost_to_the_informative_column():
+    X, y, names = _planted()
+    grids = {**TINY, "tree": {"max_depth": (2, 4), "min_samples_leaf": (10,)},
+             "hot": {"depth": (1, 2), "t": (1,), "rho": (0.5,), "min_samples_leaf": (0,)}}
+    result = whatif(X, y, private=["signal", "noise_a"], feature_names=names,
+                    y_range=(-1.5, 4.5), epsilons=(8,), reps=8, grids=grids)
+    row = result.answers.iloc[0]
+    assert row["cost_significant"] and row["cost_vs_label"] > 0.2
+    assert row["attribution"].startswith("mostly from signal")
+    sentence = row["sentence"]
+    assert "protecting signal and noise_a costs +" in sentence and "mostly from signal" in sentence
+    assert "a significant loss" in sentence
+    assert f"Best method: {row['winner']}" in sentence
+    assert "did not help" in sentence  # t = 1 is the only choice in this grid
+
+
+@pytest.mark.slow
+def test_the_histogram_helps_when_the_protected_column_carries_the_signal():
+    rng = np.random.default_rng(0)
+    X = rng.random((20_000, 3))
+    y = 2 * (X[:, 0] > 0.5) + 0.5 * X[:, 1] + rng.normal(0, 0.3, 20_000)
+    grids = {"hot": {"depth": (1, 2), "t": (1, 2), "rho": (0.5, 0.9), "min_samples_leaf": (0,)}}
+    result = whatif(X, y, private=[0], y_range=(-1, 4), epsilons=(8,), reps=6, grids=grids,
+                    methods=["hot-me", "pardt", "hot0"], n_jobs=2)
+    row = result.answers.iloc[0]
+    assert row["hot_t"] == 2 and row["hot_gain"] > 0.1 and row["hot_gain_p"] < 0.05
+    assert "private histogram helped" in row["sentence"]
+    assert row["winner"] == "HistOfTree ME" and row["winner_significant"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The report
+# ----------------------------------------------------------------------------------------------
+def test_report_files_and_a_self_contained_html(tmp_path):
+    table, _ = _table(tmp_path, 300, 6)
+    result = whatif(table.X, table.y, private=["signal"], personalized=["weak"],
+                    feature_names=table.feature_names, y_range=table.y_range, epsilons=(2, 4),
+                    reps=3, grids=TINY, provenance=table.choices)
+    files = whatif_report.write_whatif(result, tmp_path / "out", command="ldpviz realdata x")
+    names = {f.name for f in files}
+    assert {"realdata.csv", "realdata_grid.csv", "realdata_summary.csv", "realdata_answers.csv",
+            "realdata.png", "realdata.md", "realdata.html"} <= names
+    for f in files:
+        assert f.stat().st_size > 0
+    assert (tmp_path / "out" / "realdata.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = (tmp_path / "out" / "realdata.html").read_text()
+    assert_self_contained(page)
+    assert page.count("Plotly.newPlot(") == 1 and "plotly.js" in page.lower()
+    for sentence in result.sentences:
+        assert sentence.replace("'", "&#x27;") in page
+    for word in ("ldpviz realdata x", "seed", "splits", "epsilons", "y_range", "grids",
+                 "feature_box", "version", "personalized_rule", "test_size"):
+        assert word in page
+    back = pd.read_csv(tmp_path / "out" / "realdata.csv")
+    assert math.isclose(back.loc[back["method"] == "DT", "mse_ratio"].mean(), 1.0)
