@@ -100,6 +100,15 @@ def test_comparison_view_matches_direct_fits_and_orders_the_privacy_models():
         model = LabelDT(epsilon=4.0, y_bound=PAPER_Y_BOUND, random_state=r, **best).fit(X, y)
         errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
     assert mse["LabelDT"] == pytest.approx(np.mean(errors))
+    # label LDP with the semi-feature estimator: HistOfTree with every feature public
+    best = out["best"]["HistOfTree s=0"]
+    errors = []
+    for r in range(2):
+        X, y, X_test = views._paper_data(3000, r)
+        model = HistOfTree(epsilon=4.0, s=0, y_bound=PAPER_Y_BOUND, random_state=r, **best)
+        model.fit(X, y, W=np.zeros_like(X, dtype=bool))
+        errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
+    assert mse["HistOfTree s=0"] == pytest.approx(np.mean(errors))
     assert mse["DT"] == min(mse.values())  # no privacy is best
     assert mse["LabelDT"] < mse["Hist"]  # label LDP beats full LDP
 
@@ -169,3 +178,20 @@ def test_tradeoff_view_says_where_the_upper_bound_is_claimed():
 def test_bad_t_is_refused_with_a_readable_message():
     with pytest.raises(ValueError, match=r"t must be >= 1, got 0\."):
         views.partition_view(t=0)
+
+
+def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does_not():
+    kw = dict(epsilon=1.0, s_star=2, depth=4, t=3, n=3000)
+    paper = views.surface_view(cell_estimate="paper", **kw)
+    stable = views.surface_view(**kw)
+    model = HistOfTree(epsilon=1.0, s=2, t=3, depth=4, y_bound=PAPER_Y_BOUND,
+                       cell_estimate="paper", random_state=0)
+    X, y = make_paper_regression(3000, random_state=0)
+    model.fit(X, y, W=aligned_mask(3000, 5, 2))
+    _, _, grid = views.slice_grid(0, 4, 0.5)
+    assert np.array_equal(paper["private"].ravel(), model.predict(grid))
+    assert paper["n_pinned"] == np.sum(np.abs(model.cell_values_) >= PAPER_Y_BOUND) > 0
+    assert stable["n_pinned"] < paper["n_pinned"]
+    assert stable["mse"] < paper["mse"]
+    part = views.partition_view(cell_estimate="paper", **kw)
+    assert part["n_pinned"] == paper["n_pinned"]

@@ -47,6 +47,14 @@ def _privacy_controls():
             "gamma": gamma_slider(1.0)}
 
 
+ESTIMATE_CHOICES = [("stable (variance-aware)", "stable"), ("eq (9) as printed", "paper")]
+
+
+def _estimate_control():
+    """HistOfTree's cell estimate: eq (9) explodes in sparse cells, the stable one shrinks them."""
+    return {"cell_estimate": toggle("cell estimate", ESTIMATE_CHOICES, "stable")}
+
+
 def _model_controls(s_max=views.D):
     return {
         "epsilon": epsilon_slider(4.0),
@@ -117,6 +125,7 @@ def partition_explorer(n=10_000):
         "y_axis": dropdown("vertical axis", FEATURES, 4),
         **_privacy_controls(),
         "user": dropdown("user shown", USER_CHOICES, 2),
+        **_estimate_control(),
     }
     panels = Panels([Panel("who protects what (blue)", weight=0.3, height=None, min_width=150),
                      Panel("f̃ on the slice", square=True, colorbar=True, min_width=300)],
@@ -160,7 +169,8 @@ def partition_explorer(n=10_000):
         out = views.partition_view(
             epsilon=c["epsilon"], s_star=c["s_star"], depth=c["depth"], t=c["t"], rho=c["rho"],
             n=n, x_axis=c["x_axis"], y_axis=c["y_axis"], hold=c["hold"], mask=c["mask"],
-            gamma=c["gamma"], user=c["user"] if personal else None)
+            gamma=c["gamma"], user=c["user"] if personal else None,
+            cell_estimate=c["cell_estimate"])
         user = out["user"]
         with fig.batch_update():
             _draw_mask(fig, out, n)
@@ -178,6 +188,7 @@ def partition_explorer(n=10_000):
             retitle(fig.layout.xaxis2, _axis_title(c["x_axis"], out, personal))
             retitle(fig.layout.yaxis2, _axis_title(c["y_axis"], out, personal))
         items = [("cells", out["n_cells"]), ("in this slice", out["cells_in_slice"]),
+                 ("pinned at ±M", out["n_pinned"]),
                  ("MSE (private)", f"{out['mse']:.3f}"),
                  ("MSE (same cells, no privacy)", f"{out['mse_nonprivate']:.3f}"),
                  ("histogram axes", ", ".join(f"x{a + 1}" for a in out["hist_axes"]) or "none")]
@@ -279,6 +290,7 @@ def surface_explorer():
         "kind": toggle("show as", [("heat maps", "heatmap"), ("3-D surfaces", "surface")],
                        "heatmap"),
         **_privacy_controls(),
+        **_estimate_control(),
     }
     new_draw = W.Button(description="new draw (fresh privacy noise)", icon="refresh",
                         layout=W.Layout(width="auto"))
@@ -294,7 +306,7 @@ def surface_explorer():
         personal = _personalized(controls)
         out = views.surface_view(epsilon=c["epsilon"], s_star=c["s_star"], depth=c["depth"],
                                  t=c["t"], n=c["n"], noise_seed=noise["seed"], mask=c["mask"],
-                                 gamma=c["gamma"])
+                                 gamma=c["gamma"], cell_estimate=c["cell_estimate"])
         show_heat = c["kind"] == "heatmap"
         new = not show_heat and len(figures) == 1
         if new:
@@ -323,7 +335,8 @@ def surface_explorer():
         heat_box.layout.display = None if show_heat else "none"
         surf_box.layout.display = "none" if show_heat else None
         readout.value = readout_html([
-            ("cells", out["n_cells"]), ("MSE (private)", f"{out['mse']:.3f}"),
+            ("cells", out["n_cells"]), ("pinned at ±M", out["n_pinned"]),
+            ("MSE (private)", f"{out['mse']:.3f}"),
             ("MSE (same cells, no privacy)", f"{out['mse_nonprivate']:.3f}"),
             ("histogram axes", ", ".join(f"x{a + 1}" for a in out["hist_axes"]) or "none"),
             ("noise draw", noise["seed"])])

@@ -179,12 +179,14 @@ def _fit_log_axis(axis, floor, ceiling):
 # ----------------------------------------------------------------------------------------------
 # 6. The methods side by side (a live miniature of Figure 2(a))
 # ----------------------------------------------------------------------------------------------
-COMPARISON_NOTE = ("Updates when you let go of a slider: a new setting refits 26 models on two "
-                   "samples (about 0.3 s); settings already seen come back at once.")
+COMPARISON_NOTE = (f"Updates when you let go of a slider: a new setting refits "
+                   f"{views.N_COMPARISON_SETTINGS} grid points on two samples (about half a "
+                   f"second); settings already seen come back at once. {views.LABEL_LDP_NOTE}")
 
 
 def comparison_explorer():
-    """HistOfTree against Hist, KRR, ParDT, LabelDT and DT at the chosen epsilon and s*."""
+    """HistOfTree against Hist, KRR, ParDT, label LDP (HistOfTree with s = 0 and LabelDT) and
+    DT at the chosen epsilon and s*."""
     controls = {
         "epsilon": epsilon_slider(4.0, 0.5, 32, continuous=False),
         "s_star": int_slider("s* (private features)", 2, 0, views.D, continuous=False),

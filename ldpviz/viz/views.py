@@ -126,18 +126,19 @@ class _Fit(NamedTuple):
 
 @lru_cache(maxsize=16)  # the slice, the axes and the chosen user change without a refit
 def _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed,
-         mask="aligned", gamma=1.0):
+         mask="aligned", gamma=1.0, cell_estimate="stable"):
     """One HistOfTree fit on the Section 5.1 sample and what every view needs from it.
 
     With ``mask="aligned"``, ``s_star`` features are private for everyone (s = s*); with
     ``mask="gamma"``, the users follow W_gamma and ``s_star`` is s, the number of histogram
-    axes (the s most protected features, Section 3.3). Cached: do not modify the result.
+    axes (the s most protected features, Section 3.3). ``cell_estimate`` is HistOfTree's:
+    "paper" (eq 9 as printed) or "stable" (variance-aware). Cached: do not modify the result.
     """
     X, y, X_test = _paper_data(int(n), int(data_seed))
     W = privacy_mask(mask, n, s_star, gamma)
     model = HistOfTree(epsilon=epsilon, s=s_star, t=t, depth=depth, rule=rule,
                        mechanism=mechanism, rho=rho, y_bound=PAPER_Y_BOUND,
-                       random_state=noise_seed).fit(X, y, W=W)
+                       cell_estimate=cell_estimate, random_state=noise_seed).fit(X, y, W=W)
     clipped = np.clip(y, -PAPER_Y_BOUND, PAPER_Y_BOUND)
     means, _ = model.partition_.cell_means(X, clipped)
     means = np.nan_to_num(means, nan=float(clipped.mean()))
@@ -145,6 +146,11 @@ def _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_se
     return _Fit(model, X, W, X_test, means,
                 float(np.mean((model.predict(X_test) - truth) ** 2)),
                 float(np.mean((means[model.partition_.cell_index(X_test)] - truth) ** 2)))
+
+
+def _pinned(model):
+    """Cells whose estimate sits on the clip at +-M (eq 9's ratio exploded there)."""
+    return int(np.sum(np.abs(model.cell_values_) >= model.y_bound_))
 
 
 def _meets_slice(lo, hi, at, x_axis, y_axis):
@@ -201,7 +207,7 @@ def _mask_picture(W):
 
 def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axis=0, y_axis=4,
                    hold=0.5, rule="max-edge", mechanism="grr", data_seed=0, noise_seed=0,
-                   mask="aligned", gamma=1.0, user=None):
+                   mask="aligned", gamma=1.0, user=None, cell_estimate="stable"):
     """The combined partition on a 2-D slice, coloured by the privatised estimate.
 
     ``mask="aligned"``: the first ``s_star`` features are private for every user (eqs 4-6).
@@ -209,7 +215,8 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     number of histogram axes, which are the s most protected features (Section 3.3). ``user``
     (personalized case only) is a number k of protected features: the first user protecting
     exactly k features is shown with their potential cells V_i, and the slice passes through
-    their point instead of ``hold``.
+    their point instead of ``hold``. ``cell_estimate``: "stable" (HistOfTree's default, the
+    variance-aware estimate) or "paper" (eq 9 as printed, which explodes in sparse cells).
 
     Returns a dict with ``u``, ``v`` (grid coordinates), ``z`` (f~ on the slice, shape
     (len(v), len(u))), ``edge_x``, ``edge_y`` (cell edges meeting the slice), ``point_x``,
@@ -221,11 +228,12 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     ``slice_at`` (the point the slice passes through), ``user`` (None, or a dict with the
     user's ``index``, ``protects``, ``point``, ``n_potential``, ``n_potential_in_slice``, the
     outline ``edge_x``, ``edge_y`` of their potential cells in the slice and ``own_x``,
-    ``own_y`` of their own cell), ``n_cells``, ``cells_in_slice``, ``mse`` (against f* on a
-    test set) and ``mse_nonprivate`` (eq 3 on the same partition).
+    ``own_y`` of their own cell), ``n_cells``, ``cells_in_slice``, ``n_pinned`` (cells whose
+    estimate is clipped to +-M), ``mse`` (against f* on a test set) and ``mse_nonprivate``
+    (eq 3 on the same partition).
     """
     fit = _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed, mask,
-               gamma)
+               gamma, cell_estimate)
     model, X, W = fit.model, fit.X, fit.W
     chosen = None
     if user is not None and mask == "gamma":
@@ -249,26 +257,26 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
         "hist_axes": tuple(model.hist_axes_), "tree_axes": tuple(model.tree_axes_),
         "protect_share": W.mean(axis=0), "mask_image": image, "mask_rows": image_rows,
         "slice_at": at, "user": chosen,
-        "n_cells": model.n_cells_, "cells_in_slice": in_slice,
+        "n_cells": model.n_cells_, "cells_in_slice": in_slice, "n_pinned": _pinned(model),
         "mse": fit.mse, "mse_nonprivate": fit.mse_nonprivate,
     }
 
 
 def surface_view(epsilon=4.0, s_star=2, depth=2, t=2, n=10_000, x_axis=0, y_axis=4, hold=0.5,
                  rho=0.5, rule="max-edge", mechanism="grr", data_seed=0, noise_seed=0,
-                 mask="aligned", gamma=1.0):
+                 mask="aligned", gamma=1.0, cell_estimate="stable"):
     """The truth f*, the privatised surface f~ and the non-private partition estimate (eq 3).
 
     All three on the same 2-D slice and, for the two estimates, the same partition. ``mask``,
     ``gamma`` and ``s_star`` as in :func:`partition_view` (``mask="gamma"``: the personalized
-    protocol of Section 3.3 with s = ``s_star`` histogram axes). Returns a dict with ``u``,
-    ``v``, ``truth``, ``private``, ``nonprivate`` (each (len(v), len(u))), ``mse`` and
-    ``mse_nonprivate`` against f* on a test set, ``n_cells``, ``hist_axes``, ``tree_axes`` and
-    ``protect_share``. A new ``noise_seed`` redraws only the privacy noise: same users, same
-    data.
+    protocol of Section 3.3 with s = ``s_star`` histogram axes) and ``cell_estimate`` as in
+    :func:`partition_view`. Returns a dict with ``u``, ``v``, ``truth``, ``private``,
+    ``nonprivate`` (each (len(v), len(u))), ``mse`` and ``mse_nonprivate`` against f* on a test
+    set, ``n_cells``, ``n_pinned``, ``hist_axes``, ``tree_axes`` and ``protect_share``.
+    A new ``noise_seed`` redraws only the privacy noise: same users, same data.
     """
     fit = _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed, mask,
-               gamma)
+               gamma, cell_estimate)
     model = fit.model
     u, v, grid = slice_grid(x_axis, y_axis, hold)
     shape = (len(v), len(u))
@@ -278,7 +286,8 @@ def surface_view(epsilon=4.0, s_star=2, depth=2, t=2, n=10_000, x_axis=0, y_axis
         "private": model.predict(grid).reshape(shape),
         "nonprivate": fit.nonprivate[model.partition_.cell_index(grid)].reshape(shape),
         "mse": fit.mse, "mse_nonprivate": fit.mse_nonprivate, "n_cells": model.n_cells_,
-        "hist_axes": tuple(model.hist_axes_), "tree_axes": tuple(model.tree_axes_),
+        "n_pinned": _pinned(model), "hist_axes": tuple(model.hist_axes_),
+        "tree_axes": tuple(model.tree_axes_),
         "protect_share": fit.W.mean(axis=0),
     }
 
@@ -397,9 +406,31 @@ COMPARISON_GRIDS = {
     "Hist": {"t": (1, 2)},
     "KRR": {"k": (2, 3), "max_depth": (3,)},
     "ParDT": {"max_depth": (2, 4)},
+    "HistOfTree s=0": {"depth": (0, 1, 2, 3, 4)},
     "LabelDT": {"max_depth": (1, 3, 5), "min_samples_leaf": (100,)},
     "DT": {"max_depth": (6,), "min_samples_leaf": (100,)},
 }
+N_COMPARISON_SETTINGS = sum(int(np.prod([len(v) for v in g.values()])) for g in
+                        COMPARISON_GRIDS.values())
+LABEL_LDP_NOTE = ("Label LDP twice: HistOfTree with every feature public (s = 0) and the "
+                  "paper's LabelDT; CART on noisy labels makes end-cut splits, so LabelDT "
+                  "can lose to semi-feature LDP while the same estimator with s = 0 does not.")
+
+
+def _comparison_model(name, epsilon, s_star, params, seed):
+    """One method of :func:`comparison_view` and the mask it is fitted with (None: no W)."""
+    from ..baselines import DT, KRR, Hist, LabelDT, ParDT
+
+    private = {"epsilon": epsilon, "y_bound": PAPER_Y_BOUND, "random_state": seed}
+    if name == "DT":
+        return DT(**params, random_state=seed), None
+    if name == "LabelDT":  # label LDP: every feature in the clear
+        return LabelDT(**private, **params), None
+    if name == "HistOfTree s=0":  # label LDP with the semi-feature estimator
+        return HistOfTree(s=0, **private, **params), "public"
+    if name == "HistOfTree":
+        return HistOfTree(s=s_star, **private, **params), "aligned"
+    return {"Hist": Hist, "KRR": KRR, "ParDT": ParDT}[name](**private, **params), "aligned"
 
 
 @lru_cache(maxsize=256)  # sliders revisit settings: a revisit is instant
@@ -408,28 +439,25 @@ def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
     miniature of Figure 2(a); :func:`ldpviz.reproduce.paper.figure2` runs the real thing).
 
     Each method sees the same ``reps`` samples (paired); the grid point with the lowest mean
-    MSE against f* is kept. Returns a dict with ``methods``, ``mse`` and ``se`` (arrays in
-    that order) and ``best`` (the chosen parameters per method). Results are cached: do not
-    modify them.
+    MSE against f* is kept. Label LDP appears twice (:data:`LABEL_LDP_NOTE`). Returns a dict
+    with ``methods``, ``mse`` and ``se`` (arrays in that order) and ``best`` (the chosen
+    parameters per method). Results are cached: do not modify them.
     """
-    from ..baselines import DT, KRR, Hist, LabelDT, ParDT
-
-    classes = {"HistOfTree": HistOfTree, "Hist": Hist, "KRR": KRR, "ParDT": ParDT,
-               "LabelDT": LabelDT, "DT": DT}
     samples = [_paper_data(int(n), int(data_seed) + r) for r in range(reps)]
-    W = aligned_mask(int(n), D, s_star)
+    masks = {"aligned": aligned_mask(int(n), D, s_star), "public": np.zeros((int(n), D), bool),
+             None: None}
     mse, se, best = [], [], {}
-    for name, cls in classes.items():
-        grid = COMPARISON_GRIDS[name]
-        fixed = {} if cls is DT else {"epsilon": epsilon, "y_bound": PAPER_Y_BOUND}
-        if cls is HistOfTree:
-            fixed["s"] = s_star
+    for name, grid in COMPARISON_GRIDS.items():
         scores = {}
         for values in itertools.product(*grid.values()):
             params = dict(zip(grid, values, strict=True))
             errors = []
             for r, (X, y, X_test) in enumerate(samples):
-                model = cls(**fixed, **params, random_state=r).fit(X, y, W=W)
+                model, mask = _comparison_model(name, epsilon, s_star, params, r)
+                if mask is None:
+                    model.fit(X, y)
+                else:
+                    model.fit(X, y, W=masks[mask])
                 errors.append(np.mean((model.predict(X_test)
                                        - paper_regression_function(X_test)) ** 2))
             scores[values] = (np.mean(errors), np.std(errors) / np.sqrt(len(errors)))
@@ -437,4 +465,5 @@ def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
         mse.append(scores[values][0])
         se.append(scores[values][1])
         best[name] = dict(zip(grid, values, strict=True))
-    return {"methods": list(classes), "mse": np.array(mse), "se": np.array(se), "best": best}
+    return {"methods": list(COMPARISON_GRIDS), "mse": np.array(mse), "se": np.array(se),
+            "best": best}
