@@ -9,7 +9,7 @@ drawing. Also one slow drag per explorer over half a track (about 1.2 s): the lo
 the picture behind the handle, from a change of the slider's value to the next redraw. Prints
 the median and 90th percentile per explorer; targets: median <= 100 ms, p90 <= 250 ms,
 longest lag while dragging <= 250 ms. The comparison explorer updates on release only (it
-refits 26 models) and is not in the list. Timings depend on the machine's load (the load
+refits a grid of models) and is not in the list. Timings depend on the machine's load (the load
 average is printed first): run it on a quiet machine and compare explorers within one run.
 
 Usage: ``python benchmarks/bench_browser.py [DRAGS_PER_EXPLORER]`` (default 12).

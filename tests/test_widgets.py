@@ -324,16 +324,16 @@ def test_bcdp_error_bars_stay_on_the_log_axis():
 
 
 def test_plotly_code_travels_once_per_kernel():
-    from ldpviz.viz import _explorer
+    from ldpviz.viz import _plotly_bundle as bundles
 
     figures = [fig for make in (widgets.lambda_explorer, widgets.tradeoff_explorer)
                for fig in make().figures]
-    assert _explorer.SHARED_BUNDLE is not None, "plotly's bundle no longer ends as expected"
+    assert bundles.SHARED_BUNDLE is not None, "plotly's bundle no longer ends as expected"
     assert all(len(fig._esm) < 2_000 for fig in figures)  # not plotly's 5 MB each
-    bundle = _explorer.PlotlyBundle.shared()
+    bundle = bundles.PlotlyBundle.shared()
     assert len(bundle._esm) < 2_000 and len(bundle.code) > 1_000_000  # loaded after start
-    assert _explorer.PLOTLY_KEY in bundle.code and bundle.key == _explorer.PLOTLY_KEY
-    assert _explorer.PLOTLY_KEY in figures[0]._esm
+    assert bundles.PLOTLY_KEY in bundle.code and bundle.key == bundles.PLOTLY_KEY
+    assert bundles.PLOTLY_KEY in figures[0]._esm
 
 
 @pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
