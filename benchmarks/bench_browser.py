@@ -3,7 +3,7 @@
 Drives headless Chromium (Debian's /usr/bin/chromium, as the browser tests do) with real mouse
 drags: press a slider's handle, move it a quarter of its track in a few fast steps, release.
 The time is from the mouse release to the last redraw of the explorer's figure that it caused
-(plotly's ``plotly_afterplot`` events, timed in the page; 0 if the final picture was already
+(changes to the figure's DOM, timed in the page; 0 if the final picture was already
 drawn at release), so it covers the kernel's recompute, the messages both ways and plotly's
 drawing. Also one slow drag per explorer over half a track (about 1.2 s): the longest lag of
 the picture behind the handle, from a change of the slider's value to the next redraw. Prints
@@ -46,8 +46,11 @@ QUIET_MS = 700  # a redraw this long after the last one is not caused by the dra
 
 RECORD = """(root) => {
   window.__draws = []; window.__changes = [];
+  // a redraw changes the figure's SVG; watching the DOM also sees a figure whose plotly
+  // events were rebound (listeners on the plot itself missed those redraws)
   for (const gd of root.querySelectorAll('.js-plotly-plot'))
-    gd.on('plotly_afterplot', () => window.__draws.push(performance.now()));
+    new MutationObserver(() => window.__draws.push(performance.now()))
+      .observe(gd.parentElement, {childList: true, attributes: true, subtree: true});
   for (const readout of root.querySelectorAll('.widget-slider .widget-readout'))
     new MutationObserver(() => window.__changes.push(performance.now()))
       .observe(readout, {childList: true, characterData: true, subtree: true});
