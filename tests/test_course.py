@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from ldpviz.partition import build_partition
-from ldpviz.viz.course import mean_2se, paired_gap, plot_potential_cells
+from ldpviz.viz.course import best_per_value, mean_2se, paired_gap, plot_potential_cells
 
 
 def _runs():
@@ -42,3 +42,13 @@ def test_potential_cells_picture_shades_the_column_of_a_hidden_tree_feature():
     assert len(shaded) == 4  # own histogram bin x all 4 tree intervals
     with pytest.raises(ValueError, match="two features"):
         plot_potential_cells(part, x=[0.3, 0.6, 0.1], w=[False, True, False])
+
+
+def test_best_per_value_keeps_each_values_best_point_across_arms():
+    # Two arms whose config ids collide: the best point must be found per (arm, config).
+    rows = []
+    for arm, t, config, level in ((0, 1, 0, 5.0), (0, 1, 1, 3.0), (1, 2, 0, 4.0), (1, 2, 1, 9.0)):
+        rows += [{"arm": arm, "t": t, "config_id": config, "rep": r, "mse": level + 0.1 * r}
+                 for r in range(3)]
+    wide = best_per_value(pd.DataFrame(rows), "t")
+    assert np.allclose(wide[1], [3.0, 3.1, 3.2]) and np.allclose(wide[2], [4.0, 4.1, 4.2])

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
-from .plots import COLORS, STYLE
+from .plots import COLORS, STYLE, figure2_panel
 
 
 def mean_2se(results, by, y="mse"):
@@ -142,3 +142,43 @@ def plot_cell_noise(fits, reference, std_error, title=None):
                title=title)
         ax.legend(frameon=False, loc="lower left")
     return fig
+
+
+def figure2_wide(results, x, title=None, logx=False, logy=False, width=8.5):
+    """:func:`ldpviz.viz.plots.figure2_panel` with the legend beside the axes.
+
+    For panels with many series, whose legend would otherwise cover the lines.
+    """
+    fig = figure2_panel(results, x=x, logx=logx, logy=logy, title=title)
+    with plt.rc_context(STYLE):
+        fig.axes[0].legend(frameon=False, loc="upper left", bbox_to_anchor=(1, 1),
+                           fontsize="small")
+    fig.set_size_inches(width, fig.get_size_inches()[1])
+    return fig
+
+
+def best_per_value(results, param, y="mse", pair="rep"):
+    """Best grid point for each value of one parameter, one column per value.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Every grid point of *one* method on every replication (columns ``config_id`` and,
+        when the grid spans several arms, ``arm``; ``param``, ``pair`` and ``y``), e.g. the
+        rows of one method and one epsilon of :attr:`ldpviz.reproduce.whatif.WhatIf.results`.
+    param : str
+        The parameter to hold fixed (e.g. ``"t"``): for each of its values the grid point
+        with the lowest mean ``y`` over replications is kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per replication, one column per value of ``param``: ``y`` at that value's
+        best grid point (paired by replication, so columns can be subtracted).
+    """
+    point = ["arm", "config_id"] if "arm" in results else ["config_id"]  # ids are per arm
+    means = results.groupby([param, *point])[y].mean()
+    chosen = {(value, *means.loc[value].idxmin()) if len(point) > 1 else
+              (value, means.loc[value].idxmin()) for value in means.index.unique(level=0)}
+    keep = [key in chosen for key in zip(*(results[c] for c in (param, *point)), strict=True)]
+    return results[keep].pivot_table(index=pair, columns=param, values=y)
