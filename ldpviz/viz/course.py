@@ -182,3 +182,13 @@ def best_per_value(results, param, y="mse", pair="rep"):
               (value, means.loc[value].idxmin()) for value in means.index.unique(level=0)}
     keep = [key in chosen for key in zip(*(results[c] for c in (param, *point)), strict=True)]
     return results[keep].pivot_table(index=pair, columns=param, values=y)
+
+
+def panel_with_floor(results, floor, floor_label="no privacy (DT)", colors=None, title=None):
+    """A log-log Figure 2 panel against epsilon with a dotted horizontal floor (e.g. DT's MSE)."""
+    fig = figure2_panel(results, x="epsilon", logx=True, logy=True, colors=colors, title=title)
+    with plt.rc_context(STYLE):
+        ax = fig.axes[0]
+        ax.axhline(floor, color="black", ls=":", lw=1, label=floor_label)
+        ax.legend(frameon=False, loc="best", fontsize="small")
+    return fig
