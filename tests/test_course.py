@@ -5,7 +5,13 @@ import pandas as pd
 import pytest
 
 from ldpviz.partition import build_partition
-from ldpviz.viz.course import best_per_value, mean_2se, paired_gap, plot_potential_cells
+from ldpviz.viz.course import (
+    best_per_value,
+    mean_2se,
+    paired_gap,
+    panel_with_floor,
+    plot_potential_cells,
+)
 
 
 def _runs():
@@ -52,3 +58,10 @@ def test_best_per_value_keeps_each_values_best_point_across_arms():
                  for r in range(3)]
     wide = best_per_value(pd.DataFrame(rows), "t")
     assert np.allclose(wide[1], [3.0, 3.1, 3.2]) and np.allclose(wide[2], [4.0, 4.1, 4.2])
+
+
+def test_panel_with_floor_keeps_the_floor_in_view():
+    runs = pd.DataFrame({"series": "a", "epsilon": np.repeat([1.0, 4.0], 3),
+                         "mse": [0.5, 0.6, 0.55, 0.2, 0.25, 0.22]})
+    fig = panel_with_floor(runs, floor=0.01)
+    assert fig.axes[0].get_ylim()[0] <= 0.01

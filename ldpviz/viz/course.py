@@ -190,5 +190,7 @@ def panel_with_floor(results, floor, floor_label="no privacy (DT)", colors=None,
     with plt.rc_context(STYLE):
         ax = fig.axes[0]
         ax.axhline(floor, color="black", ls=":", lw=1, label=floor_label)
+        low, high = ax.get_ylim()
+        ax.set_ylim(min(low, 0.8 * floor), high)  # the floor stays in view
         ax.legend(frameon=False, loc="best", fontsize="small")
     return fig
