@@ -33,6 +33,7 @@ import pandas as pd
 
 from .._validation import PrivacyWarning, check_epsilon, check_features, check_int
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
+from ..datasets import PRIVATE_RANGE_SOURCE
 from ..estimators import AdHistOfTree, HistOfTree
 from ..masks import decade_mask
 from . import whatif_answers as answers
@@ -171,7 +172,7 @@ def _check_labels(y, n, y_range):
         warnings.warn("y_range was not given, so the label range was read off the private "
                       "labels: this leaks, and a deployment must fix it in advance.",
                       PrivacyWarning, stacklevel=3)
-        y_range, source = (float(y.min()), float(y.max())), "read off the labels (leaks)"
+        y_range, source = (float(y.min()), float(y.max())), PRIVATE_RANGE_SOURCE
     try:
         lo, hi = (float(v) for v in y_range)
     except (TypeError, ValueError):
