@@ -16,15 +16,26 @@ import numpy as np
 GRID_CELLS = 1 << 18
 GRID_POTENTIAL_ENTRIES = 1 << 24
 GRID_RESOLUTION = 30
+GRID_MAX_AXES = 32
 
 
 def hiding_patterns(hidden):
     """Users grouped by the set of axes they hide: (code, rows) pairs, code = sum_j 2^j
     hidden[:, j], in increasing code order; rows is None when every user shares the code."""
+    if hidden.shape[1] > 62:  # codes beyond int64: group the packed rows, codes as Python ints
+        packed = np.packbits(np.asarray(hidden, dtype=bool), axis=1, bitorder="little")
+        rows, group = np.unique(packed, axis=0, return_inverse=True)
+        codes = [int.from_bytes(row.tobytes(), "little") for row in rows]
+        group = group.ravel()
+        if len(codes) == 1:
+            return [(codes[0], None)]
+        return sorted((c, np.flatnonzero(group == g)) for g, c in enumerate(codes))
     code = np.zeros(len(hidden), dtype=np.int64)
     for j in range(hidden.shape[1]):
         code |= hidden[:, j].astype(np.int64) << j
-    present = np.flatnonzero(np.bincount(code, minlength=1))
+    # A count per possible code is fastest for few axes; beyond, it would be 2^k entries.
+    present = (np.flatnonzero(np.bincount(code, minlength=1)) if hidden.shape[1] <= 16
+               else np.unique(code))
     if len(present) == 1:
         return [(int(present[0]), None)]
     return [(int(c), np.flatnonzero(code == c)) for c in present]
@@ -56,6 +67,8 @@ class TreeGrid:
     @classmethod
     def of(cls, tree):
         """The grid of ``tree``, or None if it is too large or a threshold is not dyadic."""
+        if len(tree.axes) > GRID_MAX_AXES:  # numpy arrays have at most 64 dimensions
+            return None
         columns, scales, coarse, sizes, cut_list = [], [], [], [], []
         for axis in tree.axes:
             cuts = np.unique(tree.threshold[tree.feature == axis])

@@ -34,7 +34,7 @@ from ._validation import (
 from .baselines._common import _PRIVATIZE_BYTES
 from .baselines._hist import HIST_NOISE, _grid_sums
 from .estimators import HistOfTreeProtocol
-from .mechanisms import debias_grr, grr
+from .mechanisms import debias_grr, grr, grr_probabilities
 from .partition import Histogram
 
 __all__ = ["HistClassifier", "HistOfTreeClassifier"]
@@ -147,7 +147,11 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     2. With pi = histogram on the s most protected axes x tree, each user reports its cell
        among its potential cells V_i with budget ``(1 - rho) eps`` (eq 17 or eq 8). The
        per-cell class scores are ``sum_i Y~_ic V~_i^j`` (eq 9's numerator, one per class),
-       unbiased for the class counts; the cell predicts the class with the largest score.
+       unbiased for the class counts. By default (``cell_estimate="stable"``) each cell's
+       class frequencies ``scores / D_j`` are weighed against coarser ones by their noise
+       (:mod:`ldpviz.cell_estimates`, with the label noise of GRR and a spread of at most 1,
+       the largest variance of a one-hot label); with ``"paper"`` the cell predicts the class
+       with the largest score (eq 9's numerator).
 
     Privacy: eps-semi-feature LDP (Definition 3.1): the GRR label report changes probability
     by at most ``e^{rho eps}`` between any two classes (Proposition A.1) and the cell report
@@ -173,9 +177,15 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     private_features : list of int or None
         Aligned case: the columns every user protects (if W is not passed to fit).
     min_samples_leaf : int, default=0
+    cell_estimate : {"stable", "paper"}, default="stable"
+        As in :class:`ldpviz.HistOfTree`: "stable" weighs each cell's class frequencies by
+        their noise and falls back along the tree (the default: sparse cells otherwise vote
+        by noise); "paper" uses the scores as printed.
     fallback : {"leaf", "prior"}, default="leaf"
-        Class probabilities of a cell whose scores are all <= 0: the round-1 mean of the
-        debiased one-hot labels in its tree leaf (else the global one), or the global one.
+        "paper": class probabilities of a cell whose scores are all <= 0: the round-1 mean of
+        the debiased one-hot labels in its tree leaf (else the global one), or the global one.
+        "stable": fall back along the round-1 means of the tree nodes ("leaf") or toward the
+        global one ("prior").
     random_state : None, int, or numpy Generator
 
     Attributes
@@ -186,6 +196,8 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     cell_scores_ : (n_cells, K) debiased class counts per cell (may be negative).
     cell_denominator_ : (n_cells,) debiased user counts (the scores add up to it).
     cell_proba_ : (n_cells, K) class probabilities per cell.
+    cell_std_error_ : (n_cells,) with ``cell_estimate="stable"``: as in
+        :class:`ldpviz.HistOfTree`.
     y_reported_ : (n,) int, each user's GRR class report (index into ``classes_``), drawn once.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int
@@ -194,7 +206,7 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
 
     def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
                  rho=0.5, classes=None, private_features=None, min_samples_leaf=0,
-                 fallback="leaf", random_state=None):
+                 cell_estimate="stable", fallback="leaf", random_state=None):
         self.epsilon = epsilon
         self.s = s
         self.t = t
@@ -205,10 +217,13 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         self.classes = classes
         self.private_features = private_features
         self.min_samples_leaf = min_samples_leaf
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.random_state = random_state
 
     _fallbacks = CLASSIFIER_FALLBACKS
+    _global_fallback_rows = 1  # "prior": the root's round-1 mean
+    _posterior = True  # accuracy: a noisy cell still votes where the fallback is undecided
 
     def fit(self, X, y, W=None):
         """Run both rounds of the protocol.
@@ -234,6 +249,21 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         self.y_reported_ = grr(codes, K, epsilons, rng)
         return debias_grr(self.y_reported_, K, epsilons)
 
+    def _label_noise(self, epsilon):
+        """Total variance ``c^2 ((K-1) q (1-q) + p (1-p))`` of a debiased GRR one-hot label.
+
+        For K-ary GRR (eq 16) with ``c = 1 / (p - q)``: the column of the true class has
+        variance ``c^2 p (1 - p)``, each other column ``c^2 q (1 - q)``; the sum does not
+        depend on the class.
+        """
+        p, q = grr_probabilities(len(self.classes_), epsilon)
+        if p == q:  # no information (cannot happen for epsilon > 0)
+            return np.inf
+        return ((len(self.classes_) - 1) * q * (1 - q) + p * (1 - p)) / (p - q) ** 2
+
+    def _deviation_scale(self):
+        return 1.0  # the largest total variance of a one-hot label
+
     def _set_cell_values(self, scores, den, onehot):
         """Class scores per cell, clipped at 0 and normalised, with the fallback."""
         self.cell_scores_ = scores
@@ -243,6 +273,14 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         else:
             backup = np.broadcast_to(prior, scores.shape)
         self.cell_proba_ = _normalise(scores, backup)
+
+    def _set_stable_values(self, estimate):
+        """Stable class frequencies per cell, clipped at 0 and normalised."""
+        self.cell_scores_ = self.cell_numerator_
+        self.cell_std_error_ = estimate.std_error
+        prior = _normalise(estimate.node_values[:1])[0]
+        self.cell_proba_ = _normalise(estimate.values, np.broadcast_to(prior,
+                                                                        estimate.values.shape))
 
     def predict_proba(self, X):
         """Class probabilities of the cell containing each point, columns in ``classes_``.

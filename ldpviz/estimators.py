@@ -8,8 +8,22 @@ from . import theory
 from ._base import SemiFeatureEstimator, SemiFeatureRegressor
 from ._config import check_partition_budget, exceeds_budget, get_config, partition_plan
 from ._validation import check_c, check_choice, check_int, check_rho
+from .cell_estimates import (
+    CELL_ESTIMATES,
+    label_noise_sums,
+    paper_cell_values,
+    report_units,
+    stable_cell_values,
+    tree_units,
+)
 from .masks import protection_ranking
-from .mechanisms import MECHANISMS, cell_report_sums, privatize_labels, split_budget
+from .mechanisms import (
+    MECHANISMS,
+    cell_report_sums,
+    laplace_scale,
+    privatize_labels,
+    split_budget,
+)
 from .partition import RULES, build_partition
 
 FALLBACKS = ("leaf", "zero")
@@ -20,11 +34,16 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
 
     Subclasses define ``_release_labels(labels, epsilons, rng)``, the round-1 label release with
     per-user budgets (called once; its values Y~, shape (n,) or (n, m), feed the tree and every
-    cell) and
-    ``_set_cell_values(numerator, denominator, y_tilde)``, the post-processing of eq (9).
+    cell), ``_label_noise(epsilon)``, the variance of one released label summed over its
+    columns (public: it depends on the budget only), and the post-processing of the sums:
+    ``_set_cell_values(numerator, denominator, y_tilde)`` (eq 9 as printed) and
+    ``_set_stable_values(estimate)`` (:mod:`ldpviz.cell_estimates`).
     """
 
     _fallbacks = FALLBACKS
+    _local_fallback = "leaf"  # the fallback that uses the round-1 means of the tree nodes
+    _global_fallback_rows = 0  # the other fallback keeps the root (1) or nothing (0)
+    _posterior = False
 
     def _check_protocol_params(self):
         check_rho(self.rho)
@@ -32,6 +51,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", self._fallbacks)
         check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+        check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
 
     def _check_budget(self, W, s, t, depth, n_outputs=1):
         """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
@@ -57,24 +77,67 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self.s_ = s
         self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
-        # A user whose cell is fixed by what they publish (every tree axis published, and every
-        # histogram axis too unless t = 1) needs no private cell report: all of epsilon goes to
-        # the label. This is known before round 1: it depends on W, s and t only.
-        tree_axes = [a for a in range(W.shape[1]) if a not in self.hist_axes_]
-        fixed_cell = ~W[:, tree_axes].any(axis=1)
-        if t > 1:
-            fixed_cell &= ~W[:, list(self.hist_axes_)].any(axis=1)
+        fixed_cell = self._fixed_cells(W, t)
         label_epsilons = np.where(fixed_cell, float(self.epsilon), self.epsilon_label_)
         y_tilde = self._release_labels(labels, label_epsilons, rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
                                           self.rule, self.min_samples_leaf)
         self.tree_axes_ = self.partition_.tree_axes
         self.n_cells_ = self.partition_.n_cells
-        # Round 2: the cell reports over potential cells.
-        num, den = cell_report_sums(self.partition_, X, W, y_tilde, self.epsilon_cells_,
-                                    self.mechanism, rng)
+        # Round 2: the cell reports over potential cells (the same draws for either estimate).
+        stable = self.cell_estimate == "stable"
+        sums = cell_report_sums(self.partition_, X, W, y_tilde, self.epsilon_cells_,
+                                self.mechanism, rng, moments=stable)
+        num, den = sums[0], sums[1]
         self.cell_numerator_, self.cell_denominator_ = num, den
-        self._set_cell_values(num, den, y_tilde)
+        if stable:
+            self._set_stable_values(self._stable_estimate(X, W, y_tilde, sums, fixed_cell))
+        else:
+            self._set_cell_values(num, den, y_tilde)
+
+    def _fixed_cells(self, W, t):
+        """Users whose cell is fixed by what they publish: all of epsilon goes to their label.
+
+        Every tree axis published, and every histogram axis too unless t = 1: such a user needs
+        no private cell report. Known before round 1 (it depends on W, s and t only).
+        """
+        tree_axes = [a for a in range(W.shape[1]) if a not in self.hist_axes_]
+        fixed_cell = ~W[:, tree_axes].any(axis=1)
+        if t > 1:
+            fixed_cell &= ~W[:, list(self.hist_axes_)].any(axis=1)
+        return fixed_cell
+
+    def _stable_estimate(self, X, W, y_tilde, sums, fixed_cell):
+        """The variance-aware estimate of :mod:`ldpviz.cell_estimates` from the released data.
+
+        Public-side units: the round-1 sums of Y~ in every tree node (the users who reached its
+        leaves; the root holds everyone). Label-noise variances: ``nu`` for users who split
+        their budget, ``nu_fixed`` for those who spent it all on the label (their cell is
+        public, so they report it exactly).
+        """
+        part = self.partition_
+        tree = part.tree
+        y2 = y_tilde[:, None] if y_tilde.ndim == 1 else y_tilde
+        nu, nu_fixed = self._label_noise(self.epsilon_label_), self._label_noise(self.epsilon)
+        if fixed_cell.all():
+            fixed = sums.denominator  # everyone reports exactly: V~ = 1
+        elif fixed_cell.any():  # their published coordinates give their cell
+            fixed = np.bincount(part.cell_index(X[fixed_cell]), minlength=self.n_cells_)
+        else:
+            fixed = np.zeros(self.n_cells_)
+        # The other fallback keeps no node below the root: 0, or the global mean (the root).
+        local = float(self.fallback == self._local_fallback)
+        count = tree.leaf_count * local
+        leaf_noise = nu * count + (nu_fixed - nu) * local * np.reshape(
+            fixed, (-1, part.n_leaves)).sum(axis=0)
+        leaf_sum = np.nan_to_num(tree.leaf_label_mean).reshape(len(count), -1) * count[:, None]
+        keep_root = float(local or self._global_fallback_rows)
+        root = (keep_root * len(y2), keep_root * y2.sum(axis=0),
+                keep_root * (nu * len(y2) + (nu_fixed - nu) * fixed_cell.sum()))
+        nodes = tree_units(tree, count, leaf_sum, leaf_noise, root)
+        cells = report_units(sums, label_noise_sums(sums.denominator, fixed, nu, nu_fixed))
+        return stable_cell_values(tree, nodes, cells, part.histogram.n_cells,
+                                  self._deviation_scale(), self.rule, self._posterior)
 
     def _leaf_backup(self, global_value):
         """Round-1 leaf means of Y~ (``global_value`` where a leaf has none), one row per cell."""
@@ -138,9 +201,24 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     min_samples_leaf : int, default=0
         Refuse a tree split leaving a child with fewer users who publish that coordinate
         (0: the full tree of Algorithm 1).
+    cell_estimate : {"stable", "paper"}, default="stable"
+        How the cell values are computed from the released sums (post-processing, no privacy
+        cost). "paper": eq (9) as printed, ``N_j / D_j``, with the fallback below where
+        ``D_j <= 0``; use it to reproduce the paper. "stable" (the default): each cell's
+        ratio is weighed against a coarser estimate by its own noise,
+        ``f^_j = g_j + R_j D_j tau^2 / (D_j^2 tau^2 + Var R_j)`` with ``R_j = N_j - g_j D_j``
+        and ``Var R_j`` the variance privacy adds (delta method; formula and derivation in
+        :mod:`ldpviz.cell_estimates`), ``tau^2`` estimated across cells (empirical Bayes),
+        and ``g_j`` the leaf's value plus the histogram effect measured on coarser tree
+        nodes, down to the round-1 mean of Y~. It is the default because eq (9) explodes
+        in sparse cells (a ratio of two noisy sums: the debiased count D_j can be ~0 or
+        negative) while the stable estimate does not, and where every cell's noise is small
+        the two agree (with epsilon = inf both are eq (3)).
     fallback : {"leaf", "zero"}, default="leaf"
-        Prediction in a cell whose estimated count is not positive: the round-1 mean of the
-        privatised labels in its tree leaf (the global mean if that leaf has none), or 0.
+        The public-side value to fall back to. "paper": prediction in a cell whose estimated
+        count is not positive: the round-1 mean of the privatised labels in its tree leaf (the
+        global mean if that leaf has none), or 0. "stable": "leaf" falls back along the
+        round-1 means of Y~ in the tree nodes; "zero" toward 0.
     clip : bool, default=True
         Clip predictions to [-M, M].
     random_state : None, int, or numpy Generator
@@ -153,6 +231,9 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     cell_values_ : (n_cells,) predictions per cell.
     cell_numerator_, cell_denominator_ : (n_cells,) the sums of eq (9); the denominator is the
         debiased count of users in each cell.
+    cell_std_error_ : (n_cells,) with ``cell_estimate="stable"`` only: the standard error of
+        each cell's eq-(9) ratio, ``sqrt(Var R_j) / D_j`` (inf where D_j <= 0), the noise the
+        stable estimate weighs it by.
     y_tilde_ : (n,) the privatised labels, released once and reused by the tree and every cell.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int, the number of histogram axes used.
@@ -162,7 +243,7 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
 
     def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
                  rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
-                 fallback="leaf", clip=True, random_state=None):
+                 cell_estimate="stable", fallback="leaf", clip=True, random_state=None):
         self.epsilon = epsilon
         self.s = s
         self.t = t
@@ -173,6 +254,7 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         self.y_bound = y_bound
         self.private_features = private_features
         self.min_samples_leaf = min_samples_leaf
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.clip = clip
         self.random_state = random_state
@@ -201,14 +283,26 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         self.y_tilde_ = privatize_labels(y, epsilons, self.y_bound_, rng)
         return self.y_tilde_
 
+    def _label_noise(self, epsilon):
+        """Variance ``2 b^2`` of the Laplace noise of one label, ``b = 2M / epsilon``."""
+        return 2.0 * laplace_scale(epsilon, self.y_bound_) ** 2
+
+    def _deviation_scale(self):
+        return self.y_bound_ ** 2
+
     def _set_cell_values(self, num, den, y_tilde):
         """eq (9) per cell, with the post-processing fallback and clipping."""
         if self.fallback == "zero":
             backup = np.zeros(self.n_cells_)
         else:
             backup = self._leaf_backup(float(np.mean(y_tilde)))
-        ok = den > 0
-        values = np.where(ok, num / np.where(ok, den, 1.0), backup)
+        self._store_values(paper_cell_values(num, den, backup))
+
+    def _set_stable_values(self, estimate):
+        self.cell_std_error_ = estimate.std_error
+        self._store_values(estimate.values[:, 0])
+
+    def _store_values(self, values):
         M = self.y_bound_
         self.cell_values_ = np.clip(values, -M, M) if self.clip else values
 
@@ -241,9 +335,9 @@ class AdHistOfTree(HistOfTree):
 
     Parameters
     ----------
-    epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, fallback, clip,
-    random_state :
-        As in :class:`HistOfTree`.
+    epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, cell_estimate,
+    fallback, clip, random_state :
+        As in :class:`HistOfTree` (the stable cell estimate by default).
     c : float, default=0.01
         Multiplier of the approximation term of (15); Appendix C.1 tunes it in {0.01, 0.1, 1}.
         The bound's constants are unknown; with c = 1 (the bound as printed) it picks trees far
@@ -261,7 +355,7 @@ class AdHistOfTree(HistOfTree):
 
     def __init__(self, epsilon=1.0, c=0.01, t_offset=0, rule="max-edge", mechanism="grr",
                  rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
-                 fallback="leaf", clip=True, random_state=None):
+                 cell_estimate="stable", fallback="leaf", clip=True, random_state=None):
         self.epsilon = epsilon
         self.c = c
         self.t_offset = t_offset
@@ -271,6 +365,7 @@ class AdHistOfTree(HistOfTree):
         self.y_bound = y_bound
         self.private_features = private_features
         self.min_samples_leaf = min_samples_leaf
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.clip = clip
         self.random_state = random_state

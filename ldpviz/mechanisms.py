@@ -339,34 +339,143 @@ def grr_is_better(k, epsilon):
     return (e + np.asarray(k) - 2) / (e - 1) ** 2 <= h / (h - 1) ** 2
 
 
-def _grr_sums(partition, X, W, y, T, epsilon, rng):
-    """(numerator, denominator) increments of GRR reports (eq 17) for one chunk of users."""
+def _moment_columns(y, moments):
+    """Per-user label columns whose report-weighted sums are kept: [y] or [y, y^2] (n, m)."""
+    return [y, y * y] if moments else [y]
+
+
+def _cover(partition, X, W, T, weights):
+    """``sum_i 1{j in V_i} weights_i`` for every cell j, shape (n_cells, q).
+
+    Users with one potential leaf (the usual case) are grouped by leaf and published histogram
+    bins with bincounts; the others go through :meth:`Histogram.potential_sum` with their
+    potential leaves spelled out.
+    """
+    hist, n_leaves = partition.histogram, partition.n_leaves
+    q = weights.shape[1]
+    single = T.sum(axis=1) == 1
+    out = np.zeros((hist.n_cells, n_leaves, q))
+    if single.any():
+        leaf = np.argmax(T[single], axis=1)
+        s, t = len(hist.axes), hist.t
+        bins = hist.bins(X[single])
+        hidden = W[single][:, list(hist.axes)].astype(bool)
+        pattern = hidden @ (1 << np.arange(s)) if s else np.zeros(len(leaf), dtype=np.int64)
+        grid = np.zeros((t,) * s + (n_leaves, q))
+        for code in np.unique(pattern):
+            rows = np.flatnonzero(pattern == code)
+            shown = [j for j in range(s) if not (code >> j) & 1]
+            group = (np.ravel_multi_index(tuple(bins[rows][:, shown].T), (t,) * len(shown))
+                     if shown else np.zeros(len(rows), dtype=np.int64))
+            key = group * n_leaves + leaf[rows]
+            size = t ** len(shown) * n_leaves
+            block = np.stack([np.bincount(key, weights=weights[single][rows, col],
+                                          minlength=size) for col in range(q)], axis=1)
+            grid += block.reshape([t if j in shown else 1 for j in range(s)] + [n_leaves, q])
+        out += grid.reshape(hist.n_cells, n_leaves, q)
+    if (~single).any():
+        Tf = T[~single].astype(float)
+        spelled = (Tf[:, :, None] * weights[~single][:, None, :]).reshape(len(Tf), -1)
+        out += hist.potential_sum(X[~single], W[~single], spelled).reshape(out.shape)
+    return out.reshape(-1, q)
+
+
+def _grr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
+    """Per-cell sums of GRR reports (eq 17) for one chunk of users.
+
+    Returns ``[sum V~, sum y V~]`` and, with ``moments``, also ``[sum y^2 V~, sum V~^2,
+    sum y V~^2, sum y^2 V~^2]`` (the order of :class:`CellSums` after the first two). On V_i
+    the debiased indicator is ``c_i (1{report = j} - q_i)``, so its square is
+    ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number).
+    """
     n_cells, n_leaves, m = partition.n_cells, partition.n_leaves, y.shape[1]
     true_h, true_l = partition.cell_parts(X)
     rep_h, rep_l, k = _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng)
     _, _, c, offset = _grr_constants(epsilon, k)
     cell = rep_h * n_leaves + rep_l
-    den = np.bincount(cell, weights=c, minlength=n_cells)
-    num = np.stack([np.bincount(cell, weights=c * y[:, col], minlength=n_cells)
-                    for col in range(m)], axis=1)
-    # Every potential cell of user i carries -offset, offset = c_i * p_other_i.
+    labels = [y, y * y] if moments else [y]
+
+    def reported(weight):  # [sum weight_i, sum weight_i * label_i, ...] over reporters of j
+        cols = [np.bincount(cell, weights=weight, minlength=n_cells)]
+        cols += [np.bincount(cell, weights=weight * lab[:, col], minlength=n_cells)
+                 for lab in labels for col in range(m)]
+        return np.stack(cols, axis=1)
+
+    # Every potential cell of user i carries -offset (offset^2 in the squares): the same
+    # "cover" sums over V_i serve both.
     Tf = T.astype(float)
     weights = np.concatenate([Tf, (Tf[:, :, None] * y[:, None, :]).reshape(len(T), -1)], axis=1)
     cover = partition.histogram.potential_sum(X, W, weights)
-    return (num - offset * cover[:, n_leaves:].reshape(n_cells, m),
-            den - offset * cover[:, :n_leaves].ravel())
+    cover = np.concatenate([cover[:, :n_leaves].reshape(n_cells, 1),
+                            cover[:, n_leaves:].reshape(n_cells, m)], axis=1)
+    if moments:
+        cover = np.concatenate([cover, _cover(partition, X, W, T, y * y)], axis=1)
+    first = reported(c) - offset * cover
+    out = [first[:, 0], first[:, 1:1 + m]]
+    if moments:
+        second = reported(c * (c - 2.0 * offset)) + offset**2 * cover
+        out += [first[:, 1 + m:], second[:, 0], second[:, 1:1 + m], second[:, 1 + m:]]
+    return out
 
 
-def _rr_sums(partition, X, W, y, T, epsilon, rng):
-    """(numerator, denominator) increments of binary-RR reports (eq 8) for one chunk."""
+def _rr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
+    """Per-cell sums of binary-RR reports (eq 8) for one chunk; as :func:`_grr_sums`."""
     true_h, true_l = partition.cell_parts(X)
     potential = _potential_cells(partition.histogram.potential(X, W), T)
     bits = _sample_rr_bits(potential, true_h * partition.n_leaves + true_l, epsilon, rng)
     debiased = _rr_debiased(bits, potential, epsilon)
-    return debiased.T @ y, debiased.sum(axis=0)
+    out = [debiased.sum(axis=0), debiased.T @ y]
+    if moments:
+        m, y2 = y.shape[1], y * y
+        second = (debiased * debiased).T @ np.column_stack([np.ones(len(y)), y, y2])
+        out += [debiased.T @ y2, second[:, 0], second[:, 1:1 + m], second[:, 1 + m:]]
+    return out
 
 
-def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_size=None):
+class CellSums(NamedTuple):
+    """What the server keeps from round 2: per-cell sums of the debiased reports V~_i^j.
+
+    Every field has one row per cell; the label fields have the shape of ``numerator``
+    (``(n_cells,)``, or ``(n_cells, m)`` for m label columns y). Each is a sum over users of a
+    function of that user's released messages (its cell report and its released label), so
+    anything computed from these sums is post-processing.
+
+    numerator : ``sum_i y_i V~_i^j`` (eq 9).
+    denominator : ``sum_i V~_i^j``, the debiased count (eq 9).
+    numerator2 : ``sum_i y_i^2 V~_i^j``.
+    square : ``sum_i (V~_i^j)^2``.
+    square_numerator : ``sum_i y_i (V~_i^j)^2``.
+    square_numerator2 : ``sum_i y_i^2 (V~_i^j)^2``.
+
+    For any number g, ``square_numerator2 - 2 g square_numerator + g^2 square`` is
+    ``sum_i (y_i - g)^2 (V~_i^j)^2``, the plug-in variance of ``numerator - g denominator``;
+    :mod:`ldpviz.cell_estimates` uses these sums to weigh each cell of eq (9) by its noise.
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    numerator2: np.ndarray
+    square: np.ndarray
+    square_numerator: np.ndarray
+    square_numerator2: np.ndarray
+
+
+def report_sums(debiased, y_tilde):
+    """The :class:`CellSums` of per-user messages (small n: teaching, tests).
+
+    ``debiased`` is the (n, n_cells) matrix of V~_i^j (:attr:`CellReports.debiased`),
+    ``y_tilde`` the released labels, (n,) or (n, m). What :func:`cell_report_sums` computes
+    chunk by chunk, here from the messages a server would store.
+    """
+    V = np.asarray(debiased, dtype=float)
+    y = np.asarray(y_tilde, dtype=float)
+    square = V * V
+    return CellSums(V.T @ y, V.sum(axis=0), V.T @ (y * y), square.sum(axis=0), square.T @ y,
+                    square.T @ (y * y))
+
+
+def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_size=None,
+                     moments=False):
     """Aggregate the cell reports of all users: the numerator and denominator of eq (9).
 
     Returns ``(numerator, denominator)``: ``numerator[j] = sum_i y_tilde_i V~_i^j`` (shape
@@ -377,6 +486,11 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     :func:`cell_reports`. ``mechanism="auto"`` lets each user report by whichever of GRR and
     binary RR has the smaller variance for their |V_i| (:func:`grr_is_better`); |V_i| depends
     on published data only, and either mechanism is epsilon-LDP.
+
+    With ``moments=True`` the result is a :class:`CellSums`, which adds ``sum_i y_tilde_i^2
+    V~_i^j`` and the sums of ``(V~_i^j)^2``, ``y_tilde_i (V~_i^j)^2`` and ``y_tilde_i^2
+    (V~_i^j)^2`` (what a variance estimate of eq (9) needs). The random draws, and so the
+    numerator and denominator, are the same either way.
     """
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", MECHANISMS)
@@ -386,8 +500,11 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     m = y2.shape[1]
     if chunk_size is None:
         chunk_size = max(1, _CHUNK_ENTRIES // (max(n_cells, 1) * m))
-    numerator = np.zeros((n_cells, m))
-    denominator = np.zeros(n_cells)
+    label_shape = (n_cells, m)
+    totals = [np.zeros(n_cells), np.zeros(label_shape)]
+    if moments:
+        totals += [np.zeros(label_shape), np.zeros(n_cells), np.zeros(label_shape),
+                   np.zeros(label_shape)]
     for start in range(0, n, chunk_size):
         sl = slice(start, start + chunk_size)
         Xc, Wc, yc = X[sl], W[sl], y2[sl]
@@ -399,9 +516,13 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
             use_grr = np.full(len(Xc), mechanism == "grr")
         for rows, sums in ((use_grr, _grr_sums), (~use_grr, _rr_sums)):
             if rows.any():
-                num, den = sums(partition, Xc[rows], Wc[rows], yc[rows], T[rows], epsilon, rng)
-                numerator += num
-                denominator += den
+                parts = sums(partition, Xc[rows], Wc[rows], yc[rows], T[rows], epsilon, rng,
+                             moments)
+                for total, part in zip(totals, parts, strict=True):
+                    total += part
     if np.ndim(y_tilde) == 1:
-        numerator = numerator[:, 0]
-    return numerator, denominator
+        totals = [a[:, 0] if a.ndim == 2 else a for a in totals]
+    denominator, numerator = totals[:2]
+    if not moments:
+        return numerator, denominator
+    return CellSums(numerator, denominator, *totals[2:])

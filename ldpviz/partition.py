@@ -32,6 +32,15 @@ from ._validation import check_choice, check_int
 RULES = ("max-edge", "cart")
 
 
+def _mixed_radix(bins, t):
+    """Row-major cell id of per-axis bins (n, k) in base t; any number of axes (numpy's
+    ravel_multi_index takes at most 64), the guard keeps t^k within int64."""
+    cell = np.zeros(len(bins), dtype=np.int64)
+    for j in range(bins.shape[1]):
+        cell = cell * t + bins[:, j]
+    return cell
+
+
 def _inside(x, lo, hi):
     """x in [lo, hi), with the face at 1 closed. Broadcasts."""
     return (x >= lo) & ((x < hi) | (hi >= 1.0))
@@ -111,9 +120,7 @@ class Histogram:
         for j in reversed(range(len(self.axes))):
             b[:, j] = np.where(hidden[:, j], nth % self.t, b[:, j])
             nth = np.where(hidden[:, j], nth // self.t, nth)
-        if not self.axes:
-            return np.zeros(len(X), dtype=np.int64)
-        return np.ravel_multi_index(tuple(b.T), (self.t,) * len(self.axes))
+        return _mixed_radix(b, self.t)
 
     def potential_sum(self, X, W, weights):
         """``sum_i 1{h in H_i} weights[i]`` for every histogram cell h: shape (n_cells, m).
@@ -123,9 +130,9 @@ class Histogram:
         """
         s, t = len(self.axes), self.t
         weights = np.asarray(weights, dtype=float).reshape(len(X), -1)
-        out = np.zeros((t,) * s + (weights.shape[1],))
-        if s == 0:
+        if s == 0 or t == 1:  # one cell, potential for everyone
             return weights.sum(axis=0)[None, :]
+        out = np.zeros((t,) * s + (weights.shape[1],))
         for rows, shown, cell in self._published_cells(X, W):
             w = weights if rows is None else weights[rows]
             if shown:
@@ -145,8 +152,7 @@ class Histogram:
         for code, rows in hiding_patterns(self._hidden(W)):
             shown = [j for j in range(len(self.axes)) if not (code >> j) & 1]
             bins = b if rows is None else b[rows]
-            cell = np.ravel_multi_index(tuple(bins[:, shown].T), (self.t,) * len(shown)) \
-                if shown else np.zeros(len(bins), dtype=np.int64)
+            cell = _mixed_radix(bins[:, shown], self.t)
             yield rows, shown, cell
 
     def boxes(self):
@@ -154,7 +160,10 @@ class Histogram:
         s = len(self.axes)
         if s == 0:
             return np.zeros((1, 0)), np.ones((1, 0))
-        idx = np.stack(np.unravel_index(np.arange(self.n_cells), (self.t,) * s), axis=1)
+        idx = np.empty((self.n_cells, s), dtype=np.int64)
+        rest = np.arange(self.n_cells)
+        for j in reversed(range(s)):
+            rest, idx[:, j] = np.divmod(rest, self.t)
         return idx / self.t, (idx + 1) / self.t
 
 

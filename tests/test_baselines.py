@@ -431,6 +431,53 @@ def test_lpdt_without_a_public_sample_or_without_private_rows(data):
     assert np.allclose(all_public.cell_values_, means)
 
 
+def _lpdt_depth_curve(n_private, n_public, depths, reps, epsilon=1.0, y_bound=3.5):
+    """Mean MSE against f* by depth, for both cell estimates (same users, same messages)."""
+    X_test, _ = make_paper_regression(2000, random_state=424_242)
+    f = paper_regression_function(X_test)
+    out = {"paper": np.zeros(len(depths)), "stable": np.zeros(len(depths))}
+    for rep in range(reps):
+        X, y = make_paper_regression(n_private + n_public, random_state=20_000 + rep)
+        W = np.ones(X.shape, dtype=bool)
+        W[n_private:] = False
+        for k, depth in enumerate(depths):
+            for estimate, curve in out.items():
+                model = LPDT(epsilon=epsilon, max_depth=depth, y_bound=y_bound,
+                             cell_estimate=estimate, random_state=rep).fit(X, y, W)
+                curve[k] += np.mean((model.predict(X_test) - f) ** 2) / reps
+    return out
+
+
+def test_lpdt_stable_estimate_does_not_explode_with_depth():
+    """Eq (5) of 003 explodes in deep trees at epsilon = 1; with the stable estimate every
+    deeper tree stays within 1.10x (+0.01) of the best shallow one (depth <= 2), at a fifth of
+    the issue's size."""
+    depths = (0, 1, 2, 4, 6)
+    curves = _lpdt_depth_curve(20_000, 2_000, depths, reps=3)
+    best_shallow = {e: c[:3].min() for e, c in curves.items()}
+    assert curves["stable"][3:].max() <= 1.10 * best_shallow["stable"] + 0.01
+    assert curves["paper"][-1] > 5 * best_shallow["paper"]  # eq (5) as printed explodes
+    assert curves["stable"][-1] < 0.2 * curves["paper"][-1]
+
+
+@pytest.mark.slow
+def test_lpdt_stable_estimate_at_the_issues_size():
+    """100,000 private + 10,000 public users, epsilon = 1 (the issue's setting)."""
+    depths = (0, 1, 2, 4, 6, 8)
+    curves = _lpdt_depth_curve(100_000, 10_000, depths, reps=2)
+    assert curves["stable"][3:].max() <= 1.10 * curves["stable"][:3].min() + 0.01
+    assert curves["paper"][3:].min() > 3 * curves["paper"][:3].min()
+
+
+def test_lpdt_stable_estimate_is_eq_5_without_noise(data):
+    X, y, _ = data
+    W = _public_first_mask(len(X), 5, 800)
+    fits = [LPDT(epsilon=np.inf, max_depth=3, min_samples_leaf=10, y_bound=M, cell_estimate=e,
+                 random_state=0).fit(X, y, W) for e in ("stable", "paper")]
+    assert np.allclose(fits[0].cell_values_, fits[1].cell_values_, rtol=0, atol=1e-12)
+    assert np.all(fits[0].cell_std_error_ < 1e-6)  # no privacy noise (rounding aside)
+
+
 def test_histoftree_reduces_to_lpdt_on_a_public_sample():
     """Section 4.3 of 000: with public rows (W = 0) and fully private rows, s = 0."""
     reps, depth, n_l = 8, 2, 20
@@ -598,10 +645,11 @@ def test_predict_checks_the_number_of_features(data, cls):
 def test_same_seed_same_fit(data, cls):
     X, y, X_test = data
     W = _public_first_mask(len(X), 5, 1000)
-    a = cls(**BASE[cls]).fit(X, y, W).predict(X_test)
-    b = cls(**BASE[cls]).fit(X, y, W).predict(X_test)
-    c = cls(**{**BASE[cls], "random_state": 1}).fit(X, y, W).predict(X_test)
+    fits = [cls(**{**BASE[cls], "random_state": seed}).fit(X, y, W) for seed in (0, 0, 1)]
+    a, b, c = (fit.predict(X_test) for fit in fits)
     assert np.array_equal(a, b)
+    if cls is LPDT:  # at this size LPDT's stable estimate keeps to the (noiseless) public means
+        a, c = fits[0].cell_numerator_, fits[2].cell_numerator_
     assert not np.array_equal(a, c)
 
 

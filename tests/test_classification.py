@@ -14,6 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 import ldpviz.classification as classification
 from ldpviz import PrivacyWarning
 from ldpviz.classification import HistClassifier, HistOfTreeClassifier
+from ldpviz.datasets import make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
 from ldpviz.mechanisms import cell_reports, grr_probabilities
 from ldpviz.partition import Histogram
@@ -235,7 +236,8 @@ def test_predict_proba_and_classes_follow_scikit_learn(data):
 def test_fallback_fills_cells_with_no_positive_score(data, fallback):
     X, y, *_ = data
     model = HistOfTreeClassifier(epsilon=0.2, s=2, t=4, depth=3, fallback=fallback,
-                                 classes=[0, 1], random_state=3).fit(X[:500], y[:500])
+                                 cell_estimate="paper", classes=[0, 1],
+                                 random_state=3).fit(X[:500], y[:500])
     empty = np.clip(model.cell_scores_, 0, None).sum(1) == 0
     assert empty.any()  # small epsilon and many cells: some cells have no positive score
     assert np.allclose(model.cell_proba_.sum(1), 1) and np.all(model.cell_proba_ >= 0)
@@ -337,3 +339,31 @@ def test_pipeline_and_grid_search_pass_W_through(data, cls):
     assert search.best_params_["t"] in (1, 2)
     assert np.all((search.cv_results_["mean_test_score"] >= 0)
                   & (search.cv_results_["mean_test_score"] <= 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# The stable cell estimate (issue 17): accuracy never below eq (9) as printed
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("epsilon", "t", "depth", "sparse"),
+                         [(1, 2, 0, False), (4, 2, 2, False), (1, 3, 4, True), (4, 4, 6, True)])
+def test_the_stable_estimate_does_not_lower_accuracy(epsilon, t, depth, sparse):
+    """Section 5.1 users, label 1{Y > 1.38}: test accuracy against the sign of f* - 1.38.
+
+    Where every cell is well filled the two estimates predict nearly alike; with sparse cells
+    (many cells at a small budget) eq (9) votes by noise and the stable estimate does not.
+    """
+    X_test, _ = make_paper_regression(4000, random_state=777)
+    truth = paper_regression_function(X_test) > 1.38
+    diff = []
+    for rep in range(4):
+        X, y = make_paper_regression(10_000, random_state=300 + rep)
+        labels = (y > 1.38).astype(int)
+        acc = [np.mean(HistOfTreeClassifier(epsilon=epsilon, s=2, t=t, depth=depth,
+                                            classes=[0, 1], cell_estimate=estimate,
+                                            random_state=rep).fit(X, labels).predict(X_test)
+                       == truth) for estimate in ("stable", "paper")]
+        diff.append(acc[0] - acc[1])
+    se = np.std(diff, ddof=1) / np.sqrt(len(diff))
+    assert np.mean(diff) > -3 * se - 0.01
+    if sparse:
+        assert np.mean(diff) > 0.05

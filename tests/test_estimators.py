@@ -153,9 +153,11 @@ def test_corner_cases_s_zero_s_d_depth_zero(data):
 
 
 def test_fallback_and_clipping_are_applied_where_counts_are_not_positive(data):
+    """eq (9) as printed: the fallback replaces cells whose debiased count is not positive."""
     X, y, _ = data
     X, y = X[:300], y[:300]  # many nearly empty cells at a low budget
-    kwargs = dict(epsilon=0.5, s=3, t=3, depth=3, y_bound=M, random_state=0)
+    kwargs = dict(epsilon=0.5, s=3, t=3, depth=3, y_bound=M, cell_estimate="paper",
+                  random_state=0)
     leaf = HistOfTree(**kwargs).fit(X, y)
     zero = HistOfTree(fallback="zero", **kwargs).fit(X, y)
     bad = leaf.cell_denominator_ <= 0

@@ -17,6 +17,7 @@ from ldpviz.mechanisms import (
     laplace_log_density,
     laplace_scale,
     privatize_labels,
+    report_sums,
     rr_probabilities,
     split_budget,
 )
@@ -295,6 +296,29 @@ def test_aggregated_sums_match_per_user_reports(rng, small_partition):
                                     np.random.default_rng(seed), chunk_size=len(X))
         assert np.allclose(den, reports.debiased.sum(0))
         assert np.allclose(num, y @ reports.debiased)
+
+
+@pytest.mark.parametrize("mechanism", ["grr", "rr"])
+def test_second_moments_match_per_user_reports_and_leave_the_draws_alone(rng, small_partition,
+                                                                         mechanism):
+    """moments=True adds the sums a variance estimate needs; the reports drawn are the same."""
+    X, y, W, part = small_partition
+    for labels in (y, np.column_stack([y, y**2])):
+        seed = int(rng.integers(1 << 30))
+        reports = cell_reports(part, X, W, 1.0, mechanism, np.random.default_rng(seed))
+        sums = cell_report_sums(part, X, W, labels, 1.0, mechanism,
+                                np.random.default_rng(seed), chunk_size=len(X), moments=True)
+        expect = report_sums(reports.debiased, labels)
+        for got, want in zip(sums, expect, strict=True):
+            assert np.allclose(got, want, rtol=1e-12, atol=1e-9)
+        for chunk in (len(X), 700):
+            num, den = cell_report_sums(part, X, W, labels, 1.0, mechanism,
+                                        np.random.default_rng(seed), chunk_size=chunk)
+            again = cell_report_sums(part, X, W, labels, 1.0, mechanism,
+                                     np.random.default_rng(seed), chunk_size=chunk,
+                                     moments=True)
+            assert np.array_equal(num, again.numerator)
+            assert np.array_equal(den, again.denominator)
 
 
 def test_single_cell_users_report_their_public_cell_exactly(rng, small_partition):

@@ -424,3 +424,35 @@ def test_factored_tree_potential_agrees_with_the_explicit_matrix(rng, rule, grid
     V = part.potential_cells(X, W)
     assert np.allclose(part.potential_sum(X, W, weights), V.T.astype(float) @ weights)
     assert np.allclose(part.potential_sum(X, W, weights[:, 0]), V.T @ weights[:, :1])
+
+
+def test_hiding_patterns_group_users_for_any_number_of_axes():
+    from ldpviz._tree_grid import hiding_patterns
+
+    rng = np.random.default_rng(0)
+    for k in (3, 62, 63, 100):
+        hidden = rng.random((50, k)) < 0.02
+        hidden[:10] = False  # a shared pattern
+        groups = hiding_patterns(hidden)
+        rows = np.concatenate([np.arange(50) if r is None else r for _, r in groups])
+        assert sorted(rows) == list(range(50))  # every user in exactly one group
+        codes = [c for c, _ in groups]
+        assert codes == sorted(codes)
+        for code, r in groups:
+            members = np.arange(50) if r is None else r
+            bits = [(code >> j) & 1 for j in range(k)]
+            assert (hidden[members] == np.array(bits, dtype=bool)).all()
+
+
+def test_a_tree_on_a_hundred_public_axes_finds_leaves_and_potential_sets():
+    rng = np.random.default_rng(1)
+    n, d = 400, 100
+    X = rng.random((n, d))
+    y = X[:, 0] + X[:, 50] + rng.normal(scale=0.1, size=n)
+    W = rng.random((n, d)) < 0.01
+    for rule in ("max-edge", "cart"):
+        part = build_partition(X, y, W, (), 1, 3, rule)
+        leaves = part.tree.apply(X)
+        assert leaves.min() >= 0 and leaves.max() < part.n_leaves
+        T = part.tree.potential(X, W)
+        assert T[np.arange(n), leaves].all()  # a user's own leaf is always potential

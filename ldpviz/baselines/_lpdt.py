@@ -17,10 +17,20 @@ from .._validation import (
     check_int,
     check_rho,
 )
+from ..cell_estimates import (
+    CELL_ESTIMATES,
+    add_units,
+    exact_units,
+    paper_cell_values,
+    report_units,
+    stable_cell_values,
+    tree_units,
+)
 from ..mechanisms import (
     MECHANISMS,
     cell_report_sums,
     cell_reports,
+    laplace_scale,
     privatize_labels,
     split_budget,
 )
@@ -51,7 +61,11 @@ class LPDT(SemiFeatureRegressor):
     features and its label: the user reports its leaf by binary randomized response on the
     one-hot leaf vector (eq 3 of 003; budget ``(1 - rho) eps``, i.e. eps/4 per bit at
     rho = 1/2) and ``clip(Y_i) + Laplace(2M / (rho eps))`` (eq 4), each once. The estimate in
-    leaf j is ``sum_i Y~_i U~_i^j / sum_i U~_i^j`` over the private rows (eq 5).
+    leaf j is ``sum_i Y~_i U~_i^j / sum_i U~_i^j`` over the private rows (eq 5) with
+    ``cell_estimate="paper"``; by default (``"stable"``) each leaf's ratio is weighed against
+    a coarser estimate by its own noise (:mod:`ldpviz.cell_estimates`): the public sample's
+    mean in that leaf plus the private-minus-public shift measured on its ancestors, so a deep
+    tree no longer explodes where the private reports are too noisy.
 
     Section 4.3 of the HistOfTree paper: HistOfTree with s = 0 and this mask reduces to LPDT
     (HistOfTree privatises the public rows' labels too, and counts those rows in eq 9).
@@ -84,9 +98,16 @@ class LPDT(SemiFeatureRegressor):
     public_in_estimate : bool, default=False
         False: eq (5) of 003, the public sample only grows the tree. True: the public rows'
         exact leaf counts and labels are added to the sums (more data, no privacy cost).
+    cell_estimate : {"stable", "paper"}, default="stable"
+        "paper": eq (5) of 003 as printed, with the fallback below where the count is not
+        positive. "stable": the variance-aware estimate of :class:`ldpviz.HistOfTree`, with
+        the public sample as the coarser, public-side estimate (the default: eq (5) explodes in
+        leaves whose debiased count is small next to its noise).
     fallback : {"public", "zero"}, default="public"
-        Value of a leaf whose estimated count is not positive: the public sample's mean label
-        in that leaf (the global public mean if it is empty, 0 without a public sample), or 0.
+        "paper": value of a leaf whose estimated count is not positive: the public sample's
+        mean label in that leaf (the global public mean if it is empty, 0 without a public
+        sample), or 0. "stable": fall back toward the public sample's node means, or toward 0
+        (private reports only).
     clip : bool, default=True
     random_state : None, int, or numpy Generator
 
@@ -95,13 +116,16 @@ class LPDT(SemiFeatureRegressor):
     partition_ : ldpviz.partition.Partition (no histogram axes; the tree's leaves are cells)
     n_cells_, n_public_ : int
     cell_numerator_, cell_denominator_, cell_values_ : (n_leaves,)
+    cell_std_error_ : (n_leaves,) with ``cell_estimate="stable"``: as in
+        :class:`ldpviz.HistOfTree`.
     epsilon_label_, epsilon_cells_ : the budget split; they add up to epsilon.
     y_bound_ : float
     """
 
     def __init__(self, epsilon=1.0, max_depth=4, min_samples_leaf=5, rule="max-edge",
                  mechanism="rr", rho=0.5, y_bound=None, private_features=None, s=None,
-                 public_in_estimate=False, fallback="public", clip=True, random_state=None):
+                 public_in_estimate=False, cell_estimate="stable", fallback="public", clip=True,
+                 random_state=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -112,6 +136,7 @@ class LPDT(SemiFeatureRegressor):
         self.private_features = private_features
         self.s = s
         self.public_in_estimate = public_in_estimate
+        self.cell_estimate = cell_estimate
         self.fallback = fallback
         self.clip = clip
         self.random_state = random_state
@@ -123,6 +148,7 @@ class LPDT(SemiFeatureRegressor):
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", LPDT_FALLBACKS)
+        check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
 
     def _grow(self, X, y, W, M):
         """The max-edge tree on the public rows (their labels are public, clipped to [-M, M]).
@@ -168,24 +194,51 @@ class LPDT(SemiFeatureRegressor):
         Xq = X[private]
         # One label release per private user, reused by every leaf.
         y_tilde = privatize_labels(y[private], self.epsilon_label_, M, rng)
-        num, den = cell_report_sums(self.partition_, Xq, np.ones(Xq.shape, dtype=bool),
-                                    y_tilde, self.epsilon_cells_, self.mechanism, rng)
+        stable = self.cell_estimate == "stable"
+        sums = cell_report_sums(self.partition_, Xq, np.ones(Xq.shape, dtype=bool), y_tilde,
+                                self.epsilon_cells_, self.mechanism, rng, moments=stable)
+        num, den = sums[0], sums[1]
+        y_public = np.clip(y[public], -M, M)
+        leaf = self.partition_.cell_index(X[public])
+        counts = np.bincount(leaf, minlength=self.n_cells_).astype(float)
+        totals = np.bincount(leaf, weights=y_public, minlength=self.n_cells_)
         if self.public_in_estimate and self.n_public_:
-            leaf = self.partition_.cell_index(X[public])
-            num = num + np.bincount(leaf, weights=np.clip(y[public], -M, M),
-                                    minlength=self.n_cells_)
-            den = den + np.bincount(leaf, minlength=self.n_cells_)
+            num, den = num + totals, den + counts
         self.cell_numerator_, self.cell_denominator_ = num, den
-        if self.fallback == "zero" or self.n_public_ == 0:
-            backup = np.zeros(self.n_cells_)
+        if stable:
+            values = self._stable_values(sums, counts, totals, y_tilde)
+        elif self.fallback == "zero" or self.n_public_ == 0:
+            values = paper_cell_values(num, den, np.zeros(self.n_cells_))
         else:
             leaf_mean = self.partition_.tree.leaf_label_mean
-            global_mean = float(np.mean(np.clip(y[public], -M, M)))
-            backup = np.where(np.isnan(leaf_mean), global_mean, leaf_mean)
-        ok = den > 0
-        values = np.where(ok, num / np.where(ok, den, 1.0), backup)
+            backup = np.where(np.isnan(leaf_mean), float(np.mean(y_public)), leaf_mean)
+            values = paper_cell_values(num, den, backup)
         self.cell_values_ = np.clip(values, -M, M) if self.clip else values
         return self
+
+    def _stable_values(self, sums, counts, totals, y_tilde):
+        """The stable estimate: private reports against the public sample's node means.
+
+        Every private user is in the root: its merged cell is known exactly (V~ = 1), far
+        better than the sum of the noisy leaf reports.
+        """
+        tree = self.partition_.tree
+        noise = 2.0 * laplace_scale(self.epsilon_label_, self.y_bound_) ** 2
+        cells = report_units(sums, noise * sums.denominator)
+        n_private = len(y_tilde)
+        root = exact_units([n_private], [y_tilde.sum()], [noise * n_private])
+        if self.public_in_estimate:
+            cells = add_units(cells, exact_units(counts, totals, np.zeros(self.n_cells_)))
+            root = add_units(root, exact_units([counts.sum()], [totals.sum()], [0.0]))
+        # The tree's leaf counts and means are those of the public rows (exact, noiseless).
+        keep = float(self.fallback == "public")
+        count = tree.leaf_count * keep
+        nodes = tree_units(tree, count, np.nan_to_num(tree.leaf_label_mean) * count,
+                           np.zeros_like(count))
+        estimate = stable_cell_values(tree, nodes, cells, 1, self.y_bound_ ** 2, self.rule,
+                                      root_cells=root)
+        self.cell_std_error_ = estimate.std_error
+        return estimate.values[:, 0]
 
     def predict(self, X):
         """Predicted label: the value of the leaf containing each point."""

@@ -215,14 +215,7 @@ def _hot_grid(cand, n_train, s, rho_matters_at_t1):
     return MethodGrid("hot" if s else "hot0", tuple(subgrids), tuple(notes))
 
 
-#: Hist's grid is indexed with numpy's ravel_multi_index, which takes at most 64 axes.
-HIST_MAX_FEATURES = 64
-
-
 def _hist_grid(cand, n_train, d):
-    if d > HIST_MAX_FEATURES:
-        return MethodGrid("hist", (), (f"Hist indexes its grid over all {d} features and "
-                                       f"supports at most {HIST_MAX_FEATURES}",))
     ts = [t for t in cand["t"] if float(t) ** d <= n_train / 2]
     dropped = [t for t in cand["t"] if t not in ts]
     notes = []

@@ -76,23 +76,28 @@ def matplotlib_figure(result):
     handles = {}
     with plt.rc_context({"font.size": 11}):
         for ax, paradigm in zip(axes, paradigms, strict=True):
-            for method, group in rows[rows["paradigm"] == paradigm].groupby("method",
-                                                                            sort=False):
+            groups = list(rows[rows["paradigm"] == paradigm].groupby("method", sort=False))
+            for i, (method, group) in enumerate(groups):
                 color, marker, line = STYLE.get(method, ("#333333", "o", "-"))
                 group = group.sort_values("epsilon")
+                # Methods side by side at each epsilon, so error bars do not hide each other.
+                dodge = 2.0 ** (0.05 * (i - (len(groups) - 1) / 2))
                 handles[method] = ax.errorbar(
-                    group["epsilon"], group["ratio"], yerr=2 * group["ratio_se"], label=method,
-                    color=color, marker=marker, ls=line, capsize=3)
+                    group["epsilon"] * dodge, group["ratio"], yerr=2 * group["ratio_se"],
+                    label=method, color=color, marker=marker, ls=line, capsize=3)
             ax.axhline(1.0, color="grey", lw=0.8, ls=":")
             ax.set_xscale("log")
             ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+            if len(epsilons) == 1:  # centre a lone epsilon instead of pinning it to an edge
+                ax.set_xlim(epsilons[0] / 2, epsilons[0] * 2)
             ax.minorticks_off()
             ax.set_xlabel("ε")
             ax.set_title(paradigm)
         axes[0].set_ylabel("MSE / MSE of the non-private tree (± 2 SE)")
         order = [m for m in STYLE if m in handles] + [m for m in handles if m not in STYLE]
+        # About three entries fit across one panel; more would run off the figure's edges.
         fig.legend([handles[m] for m in order], order, loc="outside lower center",
-                   ncol=min(5, len(order)), fontsize=9, frameon=False)
+                   ncol=min(len(order), 3 * len(paradigms)), fontsize=9, frameon=False)
     return fig
 
 

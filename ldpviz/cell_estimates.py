@@ -1,0 +1,472 @@
+"""Cell values from the released sums: eq (9) as printed, and a variance-aware "stable" estimate.
+
+Eq (9) of the HistOfTree paper estimates each cell j (histogram cell h x tree leaf) as
+
+    f~_j = N_j / D_j,   N_j = sum_i Y~_i V~_i^j,   D_j = sum_i V~_i^j,
+
+a ratio of two noisy sums. D_j is a debiased *count* whose noise does not shrink with the cell:
+in a sparse cell it can be near 0 or negative and the ratio explodes (clipping then pins it at
++-M). The stable estimate weighs each cell by its own noise and falls back smoothly toward a
+coarser estimate. It reads only the released messages (Y~, the cell reports, the published
+coordinates, W) and public parameters (n, epsilon, rho, M, the mechanism), so it is
+post-processing: it costs no privacy.
+
+**Variance of a cell (delta method).** For a center g, ``N_j / D_j - g = R_j / D_j`` with
+``R_j = N_j - g D_j = sum_i (Y~_i - g) V~_i^j``. Given the data, user i contributes
+``A_i B_i``: ``A_i = Y~_i - g`` has mean ``a_i = y_i - g`` and label-noise variance ``nu_i``
+(``2 b_i^2`` for Laplace(b_i)); ``B_i = V~_i^j`` has mean ``1{i in j}``; they are independent.
+The variance that privacy adds to R_j is therefore
+
+    Var R_j = sum_i [E(A_i^2) E(B_i^2) - a_i^2 1{i in j}]
+            ~ sum_i (Y~_i - g)^2 ((V~_i^j)^2 - V~_i^j) + sum_i nu_i V~_i^j,
+
+term by term unbiased (``E[(A^2 - nu) B] = a^2 1{i in j}``), i.e. ``E2 - 2 g E1 + g^2 E0 +
+max(B, 0)`` with ``E_k = sum_i Y~_i^k ((V~_i^j)^2 - V~_i^j)`` (never negative: V~^2 >= V~ for
+GRR and binary RR) and ``B = sum_i nu_i V~_i^j``, all from :class:`ldpviz.mechanisms.CellSums`.
+The ratio's standard error is ``sqrt(Var R_j) / D_j``. Only the noise privacy adds is counted:
+with epsilon = inf the variance is 0 and the stable estimate *is* eq (9), itself eq (3).
+
+**Shrinkage (empirical Bayes, inverse variance).** With ``delta_j`` the cell's true deviation
+from its center, spread tau^2 across the cells of one tree depth, the best linear estimate is
+
+    f^_j = g_j + w_j R_j / D_j,   w_j = D_j^2 tau^2 / (D_j^2 tau^2 + Var R_j),
+
+computed as ``g_j + R_j D_j tau^2 / (D_j^2 tau^2 + Var R_j)``: no division by D_j, so it never
+explodes; ``D_j <= 0`` gives ``w_j = 0``. tau^2 comes from the z-scores ``z_j = R_j /
+sqrt(Var R_j)`` (free of D_j): ``tau^2 = max(0, sum_j z_j^2 - q) / sum_j D_j^2 / Var R_j``,
+capped at M^2. Without signal ``sum z_j^2`` is chi^2_J, and the margin ``q >= J`` is the
+smallest one whose false alarms add at most ``TOLERANCE * M^2`` to a cell's expected squared
+error (:func:`null_margin`): the estimate leaves the fallback only when the cells differ by more
+than their noise explains, and where the noise is small the weights are ~1 (eq 9). A cell
+whose standard error exceeds ``SE_MAX * M`` (it cannot place its mean within the label range)
+keeps weight 0. These defaults (``TOLERANCE = 1e-3``, ``SE_MAX = 0.5``) were chosen on the
+Section 5.1 simulation (benchmarks/bench_cell_estimate.py): stricter margins lost accuracy where
+the noise is moderate, looser ones let false alarms through where it is large.
+
+Two places use the posterior mean of ``w_j`` over tau^2 instead (log-uniform prior on [1e-3, 1]
+x M^2, the R_j Gaussian with variance ``D_j^2 tau^2 + Var R_j``):
+
+* the root, when it has at most ``SMALL_ROOT`` = 4 histogram cells: with so few cells the
+  chi^2 margin is as large as the private-feature effect it should detect (measured: 10% worse
+  than eq (9) at epsilon 2 on a signal carried by the protected features), while the posterior
+  keeps part of a consistent effect; a cell whose standard error exceeds ``SE_MAX / 2 * M``
+  keeps weight 0 (a posterior weight is never exactly 0, so the bound is stricter);
+* a classifier (labels = debiased one-hot vectors, scale 1), everywhere: its loss is the error
+  rate, which following a weak but unbiased vote cannot raise much where the fallback is
+  undecided, while a weight of exactly 0 turns a near-tie into the fallback's guess.
+
+**Hierarchy (where the centers come from).** Tree nodes are coarser cells. Top-down:
+
+* node means (round 1, exact counts, label noise only): ``f^(c) = f^(p) + w_p (mu_c - mu_p)``
+  for a child c of p, with ``w_p = tau^2 / (tau^2 + V_p)`` shrinking the contrast ``d_p = mu_l
+  - mu_r`` of the split (noise variance V_p). The tree was grown on these same Y~, choosing the
+  split with the largest contrast among k_p candidates, so without signal ``d_p^2 / V_p`` is the
+  largest of k_p chi^2_1 variables (k_p: the node's longest edges for max-edge, about 32 per axis
+  for CART): its mean and variance replace (1, 2) in the margin, or every noise-chasing split
+  would look real (one tau^2 per depth, same false-alarm budget);
+* merged cells (h, c), the sums of the cells of the leaves below c: the histogram effect
+  ``e(h, c)`` (cell minus node) is shrunk toward the parent's ``e(h, p)`` (0 at the root),
+  using the within-node contrast ``R = N - (mu_c + e(h, p)) D``.
+
+A leaf's cell is ``f^(leaf) + e(h, leaf)``: a sparse cell falls back to its leaf's value plus the
+histogram effect measured where it is measurable (down to the whole sample), and the leaf values
+fall back toward their ancestors when the label noise hides their differences. The coarsest
+fallback is public-side: the round-1 mean of Y~.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import chdtr, chdtrc
+
+CELL_ESTIMATES = ("stable", "paper")
+#: Expected squared error that false alarms may add per cell, as a share of M^2.
+TOLERANCE = 1e-3
+#: A cell (or split contrast) whose standard error exceeds SE_MAX * M keeps weight 0.
+SE_MAX = 0.5
+#: At the root, with at most this many histogram cells, the weights are posterior means.
+SMALL_ROOT = 4
+#: Under pure noise the CART search over 255 thresholds of one axis picks a contrast whose
+#: squared z-score behaves like the largest of about this many chi^2_1 variables (mean ~5.6;
+#: simulated: 5.1-5.2 for 100 to 10,000 users, Gaussian or Laplace noise).
+CART_CANDIDATES = 32
+
+
+class UnitSums(NamedTuple):
+    """The sums the stable estimate needs for J units (cells, merged cells or tree nodes).
+
+    numerator : ``sum_i Y~_i V~_i``, shape (J, m).
+    denominator : ``sum_i V~_i``, shape (J,).
+    excess0, excess1, excess2 : ``sum_i Y~_i^k (V~_i^2 - V~_i)`` for k = 0 (shape (J,)), 1 and
+        2 (shape (J, m)); 0 for users whose V~ is exact (0 or 1).
+    noise : ``sum_i nu_i V~_i``, shape (J,): the label-noise variance of the unit's users
+        (each nu_i summed over the m label columns).
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    excess0: np.ndarray
+    excess1: np.ndarray
+    excess2: np.ndarray
+    noise: np.ndarray
+
+
+def report_units(sums, noise):
+    """UnitSums of the cells from round 2 (a :class:`ldpviz.mechanisms.CellSums`).
+
+    ``noise`` is ``sum_i nu_i V~_i^j`` per cell (:func:`label_noise_sums`).
+    """
+    num = _columns(sums.numerator)
+    return UnitSums(num, np.asarray(sums.denominator, dtype=float),
+                    sums.square - sums.denominator,
+                    _columns(sums.square_numerator) - num,
+                    _columns(sums.square_numerator2) - _columns(sums.numerator2),
+                    np.asarray(noise, dtype=float))
+
+
+def exact_units(count, label_sum, noise):
+    """UnitSums of users whose membership is known exactly (V~ = 1): counts and label sums."""
+    count = np.asarray(count, dtype=float)
+    label_sum = _columns(label_sum)
+    return UnitSums(label_sum, count, np.zeros_like(count), np.zeros_like(label_sum),
+                    np.zeros_like(label_sum), np.asarray(noise, dtype=float))
+
+
+def add_units(a, b):
+    """Units holding the users of ``a`` and of ``b`` (every field is a sum over users)."""
+    return UnitSums(*(x + y for x, y in zip(a, b, strict=True)))
+
+
+def label_noise_sums(denominator, fixed_counts, nu, nu_fixed):
+    """``sum_i nu_i V~_i^j`` when users have one of two label-noise variances.
+
+    ``fixed_counts[j]`` users of cell j have variance ``nu_fixed`` and report their cell exactly
+    (V~ = 1); every other user has ``nu``, so their share is ``nu (D_j - fixed_counts[j])``.
+    """
+    fixed_counts = np.asarray(fixed_counts, dtype=float)
+    return nu * (np.asarray(denominator, dtype=float) - fixed_counts) + nu_fixed * fixed_counts
+
+
+def unit_variance(units, center):
+    """Estimated variance that privacy adds to ``numerator - center * denominator``, (J,).
+
+    ``E2 - 2 g E1 + g^2 E0`` summed over the label columns, plus ``max(noise, 0)``.
+    """
+    g = _columns(center)
+    var = (units.excess2 - 2.0 * g * units.excess1 + g * g * units.excess0[:, None]).sum(axis=1)
+    return np.maximum(var + np.maximum(units.noise, 0.0), 0.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# How much signal: tau^2 with a margin against false alarms
+# ----------------------------------------------------------------------------------------------
+_MARGIN_STEPS = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 12.0, 32)])
+
+
+def null_margin(J, noise, budget, null_mean=None, null_var=None):
+    """Smallest margin q (at least the null mean) whose false alarms cost at most ``budget``.
+
+    With no signal, ``Q = sum_j z_j^2`` has mean ``null_mean`` and variance ``null_var``
+    (chi^2_J: J and 2J; otherwise Q is approximated by ``a chi^2_nu`` with those moments), and
+    ``tau^2 = (Q - q)_+ / sum_j D_j^2 / Var R_j`` adds at most ``E[(Q - q)_+^2] noise / J^2``
+    to a unit's expected squared error (``noise``: harmonic mean of the units' ``Var R_j /
+    D_j^2``), where for chi^2_nu ``E[(Q - q)_+^2] = nu (nu + 2) S_{nu+4}(q) - 2 q nu
+    S_{nu+2}(q) + q^2 S_nu(q)`` (S_k: the chi^2_k survival function).
+    """
+    mean = float(J if null_mean is None else null_mean)
+    var = float(2 * J if null_var is None else null_var)
+    a, nu = var / (2 * mean), 2 * mean * mean / var
+    if noise * var <= budget * J * J:  # E[(Q - mean)_+^2] <= Var Q: no margin needed
+        return mean
+    q = mean + np.sqrt(var) * _MARGIN_STEPS
+    x = q / a
+    cost = a * a * (nu * (nu + 2) * chdtrc(nu + 4, x) - 2 * x * nu * chdtrc(nu + 2, x)
+                    + x * x * chdtrc(nu, x)) * noise / J**2
+    ok = cost <= budget
+    return float(q[np.argmax(ok)] if ok.any() else q[-1])
+
+
+@lru_cache(maxsize=64)
+def max_chi2_moments(k):
+    """Mean and variance of the largest of k independent chi^2_1 variables."""
+    x = np.linspace(0.0, 40.0 + 4.0 * np.log(k), 4001)
+    tail = 1.0 - chdtr(1, x) ** k
+    step = x[1] - x[0]
+    mean = step * (tail.sum() - 0.5 * tail[0])
+    second = step * (2.0 * x * tail).sum()
+    return float(mean), float(second - mean * mean)
+
+
+_TAU2_GRID = np.geomspace(1e-3, 1.0, 31)
+
+
+def _posterior_weight(D, var, R2, scale):
+    """Posterior mean of ``D^2 tau^2 / (D^2 tau^2 + Var R)`` over tau^2 (log-uniform on
+    [1e-3, 1] x scale), the units' R being N(0, D^2 tau^2 + Var R)."""
+    tau2 = scale * _TAU2_GRID
+    spread = D[:, None] ** 2 * tau2[None, :] + var[:, None]
+    loglik = -0.5 * (np.log(spread) + R2[:, None] / spread).sum(axis=0)
+    post = np.exp(loglik - loglik.max())
+    return (D[:, None] ** 2 * tau2[None, :] / spread) @ (post / post.sum())
+
+
+def _usable(var, D, scale, se_max=SE_MAX):
+    """Units with information: a positive count and a standard error at most se_max * M."""
+    return (D > 0) & (var <= se_max**2 * scale * D * D)
+
+
+def shrink(units, center, scale, budget, posterior=False, prune=None):
+    """Shrink each unit's ratio N/D toward ``center`` by its own noise (module docstring).
+
+    Returns ``(values, weight, variance)``: ``values = center + weight (N / D - center)``,
+    ``weight`` in [0, 1] (1 where the unit is exact, 0 where ``D <= 0`` or, with ``prune``
+    (default: unless ``posterior``), where its standard error exceeds ``SE_MAX sqrt(scale)``,
+    half that with ``posterior``),
+    and the estimated ``Var(N - center D)``. ``posterior``: posterior-mean weights instead of
+    the thresholded tau^2.
+    """
+    g = _columns(center)
+    R = units.numerator - g * units.denominator[:, None]
+    var = unit_variance(units, g)
+    D = np.maximum(units.denominator, 0.0)
+    size = np.maximum(np.abs(units.numerator).sum(axis=1), D * np.abs(g).sum(axis=1))
+    exact = (D > 0) & (var <= 1e-12 * (size * size + D * D))
+    prune = (not posterior) if prune is None else prune
+    se_max = SE_MAX / 2 if posterior else SE_MAX  # posterior weights never vanish: be stricter
+    noisy = (_usable(var, D, scale, se_max) if prune else D > 0) & ~exact
+    safe = np.where(noisy, var, 1.0)
+    tau2 = 0.0
+    J = int(noisy.sum())
+    if J and posterior:
+        weight = np.zeros(len(D))
+        weight[noisy] = _posterior_weight(D[noisy], safe[noisy],
+                                          (R * R).sum(axis=1)[noisy], scale)
+        weight = np.where(exact, 1.0, weight)
+    else:
+        if J:
+            precision = (D * D / safe)[noisy]
+            Q = ((R * R).sum(axis=1) / safe)[noisy].sum()
+            excess = Q - null_margin(J, J / precision.sum(), budget)
+            tau2 = min(max(excess, 0.0) / precision.sum(), scale)
+        weight = np.where(noisy, D * D * tau2 / (D * D * tau2 + safe), exact.astype(float))
+    step = np.where(D > 0, weight / np.where(D > 0, D, 1.0), 0.0)
+    return g + step[:, None] * R, weight, var
+
+
+# ----------------------------------------------------------------------------------------------
+# The tree as a hierarchy of coarser cells
+# ----------------------------------------------------------------------------------------------
+def tree_levels(tree):
+    """The split nodes of a :class:`ldpviz.partition.PublicTree` by depth (root first)."""
+    levels = []
+    split = np.array([0], dtype=np.int64)
+    while True:
+        split = split[tree.feature[split] >= 0]
+        if not len(split):
+            return levels
+        levels.append(split)
+        split = np.concatenate([tree.left[split], tree.right[split]])
+
+
+def accumulate(tree, values, levels=None):
+    """Add every node's row of ``values`` (n_nodes, ...) into all its ancestors, bottom-up."""
+    out = np.array(values, dtype=float)
+    for split in reversed(tree_levels(tree) if levels is None else levels):
+        out[split] += out[tree.left[split]] + out[tree.right[split]]
+    return out
+
+
+def tree_units(tree, leaf_count, leaf_sum, leaf_noise, root=None):
+    """Public-side UnitSums of every tree node from its leaves (round 1: exact counts).
+
+    ``leaf_count``, ``leaf_sum`` (n_leaves, m) and ``leaf_noise`` describe the users who
+    reached each leaf (:attr:`ldpviz.partition.PublicTree.leaf_count` and its
+    ``leaf_label_mean``); a node adds up its leaves. ``root``, a (count, label sum, noise)
+    triple, replaces the root's sums when more users are known to be in it (everyone is).
+    """
+    leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
+    leaf_sum = _columns(leaf_sum)
+    rows = np.zeros((len(tree.feature), 2 + leaf_sum.shape[1]))
+    rows[leaf_nodes] = np.column_stack([leaf_count, leaf_sum, leaf_noise])[
+        tree.leaf_id[leaf_nodes]]
+    rows = accumulate(tree, rows)
+    if root is not None:
+        rows[0] = np.concatenate([[root[0]], np.ravel(root[1]), [root[2]]])
+    return exact_units(rows[:, 0], rows[:, 1:-1], rows[:, -1])
+
+
+def merge_leaves(tree, cells, n_hist, levels=None):
+    """UnitSums of every merged cell (h, node), rows ``h * n_nodes + node``.
+
+    ``cells`` holds the units of the cells ``h * n_leaves + leaf``; a node's merged cell adds
+    up the cells of the leaves below it (every field is a sum over users).
+    """
+    leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
+    n_nodes, n_leaves = len(tree.feature), len(leaf_nodes)
+    widths = [1 if f.ndim == 1 else f.shape[1] for f in cells]
+    flat = np.column_stack([f.reshape(n_hist, n_leaves, -1).transpose(1, 0, 2)
+                            .reshape(n_leaves, -1) for f in cells])
+    out = np.zeros((n_nodes, flat.shape[1]))
+    out[leaf_nodes] = flat[tree.leaf_id[leaf_nodes]]
+    out = accumulate(tree, out, levels)
+    merged, start = [], 0
+    for field, width in zip(cells, widths, strict=True):
+        block = out[:, start:start + n_hist * width].reshape(n_nodes, n_hist, width)
+        block = block.transpose(1, 0, 2).reshape(n_hist * n_nodes, width)
+        merged.append(block[:, 0] if field.ndim == 1 else block)
+        start += n_hist * width
+    return UnitSums(*merged)
+
+
+def split_null(tree, split, rule):
+    """Null mean and variance of each split's ``d_p^2 / V_p``, shape (len(split), 2).
+
+    The split was chosen among k_p candidates (max-edge: the node's longest edges, Algorithm 1;
+    CART: ``CART_CANDIDATES`` per tree axis) by the largest contrast: under no signal its
+    squared z-score is the largest of k_p chi^2_1 variables.
+    """
+    if rule == "cart":
+        k = np.full(len(split), CART_CANDIDATES * max(len(tree.axes), 1))
+    else:
+        edge = tree.hi[split] - tree.lo[split]
+        k = np.maximum((edge >= edge.max(axis=1, keepdims=True) - 1e-12).sum(axis=1), 1)
+    values, index = np.unique(k, return_inverse=True)
+    return np.array([max_chi2_moments(int(v)) for v in values])[index.ravel()]
+
+
+def shrink_tree(tree, nodes, scale, budget, rule="max-edge", levels=None):
+    """Round-1 node means shrunk along the tree (module docstring), each (n_nodes, m).
+
+    Returns ``(values, raw)``: the shrunk and the raw node means (a node nobody reached takes
+    its parent's). One tau^2 per depth from the split contrasts, with the null moments of
+    :func:`split_null` (the split was selected on these same labels).
+    """
+    levels = tree_levels(tree) if levels is None else levels
+    count, noise = nodes.denominator, np.maximum(nodes.noise, 0.0)
+    has = count > 0
+    safe = np.where(has, count, 1.0)
+    mean = nodes.numerator / safe[:, None]
+    var = np.where(has, noise / safe**2, np.inf)
+    raw = np.zeros_like(mean)
+    raw[0] = mean[0] if has[0] else 0.0
+    values = raw.copy()
+    for split in levels:
+        left, right = tree.left[split], tree.right[split]
+        for child in (left, right):
+            raw[child] = np.where(has[child, None], mean[child], raw[split])
+        V = var[left] + var[right]
+        exact = V <= 0
+        noisy = np.isfinite(V) & ~exact & (V <= SE_MAX**2 * scale)
+        tau2 = 0.0
+        if noisy.any():
+            Vn = V[noisy]
+            z2 = ((raw[left] - raw[right])[noisy] ** 2).sum(axis=1) / Vn
+            null = split_null(tree, split[noisy], rule).sum(axis=0)
+            J = len(Vn)
+            excess = z2.sum() - null_margin(J, J / np.sum(1.0 / Vn), budget, *null)
+            tau2 = min(max(excess, 0.0) / np.sum(1.0 / Vn), scale)
+        w = np.where(noisy, tau2 / (tau2 + np.where(noisy, V, 1.0)), exact.astype(float))
+        for child in (left, right):
+            values[child] = values[split] + w[:, None] * (raw[child] - raw[split])
+    return values, raw
+
+
+class StableEstimate(NamedTuple):
+    """Result of :func:`stable_cell_values`, one row per cell ``h * n_leaves + leaf``.
+
+    values : (n_cells, m) the stable estimate.
+    weight : (n_cells,) weight of the cell's own evidence (its eq-(9) contrast), in [0, 1]:
+        0 = the fallback alone, 1 = eq (9) relative to its leaf.
+    std_error : (n_cells,) standard error of the cell's eq-(9) ratio, ``sqrt(Var R) / D``
+        (inf where D <= 0).
+    fallback : (n_cells, m) the value with weight 0: the leaf's value plus the histogram
+        effect of the parent node.
+    node_values : (n_nodes, m) the shrunk round-1 value of every tree node.
+    """
+
+    values: np.ndarray
+    weight: np.ndarray
+    std_error: np.ndarray
+    fallback: np.ndarray
+    node_values: np.ndarray
+
+
+def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", posterior=False,
+                       root_cells=None):
+    """The stable estimate of every cell (module docstring): a :class:`StableEstimate`.
+
+    Parameters
+    ----------
+    tree : ldpviz.partition.PublicTree
+    nodes : UnitSums, one row per tree node: the public-side sums (round 1: users who reached
+        the node, exact counts). A node nobody reached takes its parent's value; all-zero sums
+        make the fallback 0.
+    cells : UnitSums, one row per cell ``h * n_leaves + leaf`` (round 2).
+    n_hist : int, number of histogram cells.
+    scale : float, the largest plausible spread of true deviations: ``M^2`` for labels in
+        [-M, M]. It caps tau^2 and sets SE_MAX and TOLERANCE in label units.
+    rule : {"max-edge", "cart"}, the rule that grew the tree (its selection bias).
+    posterior : bool, posterior-mean weights for the cells (a classifier's choice, see above).
+    root_cells : UnitSums or None, the n_hist merged cells of the root when they are known
+        better than the sum of their leaves (LPDT: every private user is in the root, V~ = 1).
+    """
+    levels = tree_levels(tree)
+    n_nodes = len(tree.feature)
+    budget = TOLERANCE * scale
+    merged = merge_leaves(tree, cells, n_hist, levels)
+    if root_cells is not None:
+        rows = np.arange(n_hist) * n_nodes
+        merged = UnitSums(*(_replace_rows(f, rows, r)
+                            for f, r in zip(merged, root_cells, strict=True)))
+    node_value, node_raw = shrink_tree(tree, nodes, scale, budget, rule, levels)
+    m = node_value.shape[1]
+    effect = np.zeros((n_hist, n_nodes, m))  # histogram effect: merged cell minus node
+    weight = np.zeros((n_hist, n_nodes))
+    variance = np.zeros((n_hist, n_nodes))
+    parent = np.full(n_nodes, -1)
+    hist = np.arange(n_hist)[:, None]
+    depth_nodes = [np.array([0])] + [np.concatenate([tree.left[s], tree.right[s]])
+                                     for s in levels]
+    for split in levels:
+        parent[tree.left[split]] = parent[tree.right[split]] = split
+    for level in depth_nodes:
+        inherited = effect[:, parent[level]] * (parent[level] >= 0)[None, :, None]
+        rows = (hist * n_nodes + level[None, :]).ravel()
+        g = (node_raw[level][None] + inherited).reshape(-1, m)
+        small_root = level[0] == 0 and n_hist <= SMALL_ROOT
+        values, w, var = shrink(UnitSums(*(f[rows] for f in merged)), g, scale, budget,
+                                posterior or small_root, prune=not posterior)
+        effect[:, level] = values.reshape(n_hist, len(level), m) - node_raw[level][None]
+        weight[:, level] = w.reshape(n_hist, len(level))
+        variance[:, level] = var.reshape(n_hist, len(level))
+    leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
+    order = leaf_nodes[np.argsort(tree.leaf_id[leaf_nodes])]
+    D = merged.denominator.reshape(n_hist, n_nodes)[:, order]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.where(D > 0, np.sqrt(variance[:, order]) / np.where(D > 0, D, 1.0), np.inf)
+    leaf_value = node_value[order][None]
+    up = parent[order]
+    fallback = leaf_value + effect[:, up] * (up >= 0)[None, :, None]
+    return StableEstimate((leaf_value + effect[:, order]).reshape(-1, m),
+                          weight[:, order].ravel(), se.ravel(), fallback.reshape(-1, m),
+                          node_value)
+
+
+def _replace_rows(field, rows, values):
+    out = field.copy()
+    out[rows] = values
+    return out
+
+
+def paper_cell_values(numerator, denominator, backup):
+    """Eq (9) as printed: ``N_j / D_j`` where ``D_j > 0``, else ``backup`` (post-processing)."""
+    ok = denominator > 0
+    return np.where(ok, numerator / np.where(ok, denominator, 1.0), backup)
+
+
+def _columns(a):
+    a = np.asarray(a, dtype=float)
+    return a[:, None] if a.ndim == 1 else a
