@@ -229,3 +229,13 @@ def test_every_note_is_filled_and_the_adhistoftree_note_lives_in_one_place():
     assert f"{ratio:.2f} at gamma = 0.5" in adhot
     page = render(rep).render()
     assert "Not run in this plan." in page and "AdHistOfTree" in page
+    # the report reproduces eq (9) as printed, not ldpviz's default 'stable' estimate
+    results = rep.figures["fig2d"]["results"]
+    assert set(results["cell_estimate"]) == {"paper"} and results["method"].str.contains(
+        "AdHistOfTree").any()
+    assert rep.figures["fig2d"]["cell_estimate"] == "paper" and "paper everywhere" in page
+    grids = reproduction.table_grids(reproduction.QUICK)
+    assert all(grids[k]["cell_estimate"] == ("paper",) for k in ("hot", "hot0", "adhot"))
+    assert reproduction.table_grids(reproduction.FULL)["hot"] == {
+        **paper.HOT_GRID, "cell_estimate": ("paper",)}
+    assert reproduction.table_grids(reproduction.FULL.replace(cell_estimate=None)) is None

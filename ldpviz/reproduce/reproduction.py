@@ -16,6 +16,7 @@ pipeline in well under 2 minutes: its numbers are not a reproduction, and the pa
 
 from __future__ import annotations
 
+import inspect
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ class Plan:
     table_grids : replacement grids for :func:`paper.table` (None: Appendix C.1's).
     datasets : UCI names.
     bcdp : keyword arguments of :func:`ldpviz.bcdp.sweep_q` ({} leaves it out).
+    cell_estimate : the cell estimate of every HistOfTree-family arm ("paper": eq (9) as
+        printed, the estimator being reproduced; None: each estimator's default).
     """
 
     name: str
@@ -56,6 +59,7 @@ class Plan:
     table_grids: dict | None = None
     datasets: tuple = paper.TABLE_DATASETS
     bcdp: dict = field(default_factory=lambda: {"qs": BCDP_QS, "n": 10_000, "reps": 20})
+    cell_estimate: str | None = "paper"
 
     def replace(self, **changes):
         """The same plan with ``changes``."""
@@ -131,11 +135,39 @@ def cell_estimate(arms):
     return ", ".join(str(v) for v in found) or "(no HistOfTree)"
 
 
-def _figure(name, overrides, reps, seed, n_jobs, progress, cache_dir):
+#: The arguments of each panel's arm builder that hold a HistOfTree-family grid.
+_FIGURE_HOT_GRIDS = {"fig2a": ("hot_grid", "hot0_grid"), "fig2b": ("hot_grid",),
+                     "fig2c": ("grid",), "fig2d": ("hot_grid", "adhot_grid")}
+#: The same for the tables (keys of :func:`paper.realdata_arms`'s ``grids``).
+_TABLE_HOT_GRIDS = {"hot": paper.HOT_GRID, "hot0": paper.HOT0_GRID, "adhot": paper.ADHOT_GRID}
+
+
+def _pinned(grid, estimate):
+    return grid if grid is None or estimate is None else {**grid, "cell_estimate": (estimate,)}
+
+
+def _figure_overrides(name, overrides, estimate):
+    """``overrides`` with ``estimate`` added to the panel's HistOfTree-family grids."""
+    defaults = inspect.signature(paper.FIGURES[name][0]).parameters
+    return {**overrides, **{arg: _pinned(overrides.get(arg, defaults[arg].default), estimate)
+                            for arg in _FIGURE_HOT_GRIDS[name]}}
+
+
+def table_grids(plan):
+    """The grids the plan's tables run (None: Appendix C.1's), its cell estimate pinned."""
+    grids = dict(plan.table_grids or {})
+    if plan.cell_estimate is not None:
+        grids.update({key: _pinned(grids.get(key, default), plan.cell_estimate)
+                      for key, default in _TABLE_HOT_GRIDS.items()})
+    return grids or None
+
+
+def _figure(name, overrides, reps, seed, n_jobs, progress, cache_dir, estimate):
     start = time.perf_counter()
-    arms = paper.FIGURES[name][0](**overrides)
+    pinned = _figure_overrides(name, overrides, estimate)
+    arms = paper.FIGURES[name][0](**pinned)
     results, best = paper.figure2(name, reps=reps, seed=seed, n_jobs=n_jobs, progress=progress,
-                                  cache_dir=cache_dir, **overrides)
+                                  cache_dir=cache_dir, **pinned)
     return {"results": results, "best": best, "seconds": time.perf_counter() - start,
             "reps": reps, "cell_estimate": cell_estimate(arms), "overrides": overrides}
 
@@ -178,18 +210,18 @@ def _table(name, plan, available, missing, seed, n_jobs, progress, cache_dir, da
            "summary": None, "seconds": 0.0, "ranges": None, "cell_estimate": None}
     if not available:
         return out
-    start = time.perf_counter()
+    start, grids = time.perf_counter(), table_grids(plan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # "private" is marked as leaking
         warnings.simplefilter("ignore", UserWarning)  # too few splits for a star: said
         best, summary = paper.table(name, reps=plan.table_reps, seed=seed, n_jobs=n_jobs,
                                     progress=progress, cache_dir=cache_dir,
                                     datasets=available, data_home=data_home,
-                                    grids=plan.table_grids, label_range=policies)
+                                    grids=grids, label_range=policies)
     out.update(best=best, summary=summary, seconds=time.perf_counter() - start,
                ranges=label_ranges(available, policies, data_home),
                cell_estimate=", ".join(_estimate_of(HistOfTree, paper._hot(),
-                                                    (plan.table_grids or {}).get("hot"))))
+                                                    (grids or {}).get("hot"))))
     return out
 
 
@@ -210,7 +242,7 @@ def run_reproduction(plan=FULL, seed=0, n_jobs=1, data_home=None, cache_dir=None
     rep = Reproduction(plan=plan, seed=seed, n_jobs=n_jobs)
     for name, overrides in plan.figures.items():
         rep.figures[name] = _figure(name, overrides, plan.figure_reps, seed, n_jobs, progress,
-                                    cache_dir)
+                                    cache_dir, plan.cell_estimate)
         say(f"{name}: {rep.figures[name]['seconds']:.0f} s")
     for name in plan.tables:
         rep.tables[name] = _table(name, plan, available, missing, seed, n_jobs, progress,
