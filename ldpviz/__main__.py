@@ -192,8 +192,14 @@ def _parser():
     real.add_argument("--y-range", nargs=2, type=_real, default=None, metavar=("LO", "HI"),
                       help="public range of the label, fixed in advance: the scale the "
                            "label is declared on, or the range of independent public data on "
-                           "the same scale (the label-range policies of 'reproduce table1'); "
-                           "without it the range is read off the private labels, which leaks")
+                           "the same scale (say which with --label-range); without it the "
+                           "range is read off the private labels, which leaks")
+    real.add_argument("--label-range", choices=("declared", "independent", "private"),
+                      default=None,
+                      help="where the label range comes from, recorded in the report (the "
+                           "policies of 'reproduce table1'): declared or independent need "
+                           "--y-range; private reads it off the labels (leaks; for comparison "
+                           "only) and takes no --y-range")
     real.add_argument("--x-range", nargs=3, action="append", default=None,
                       metavar=("COL", "LO", "HI"),
                       help="public bounds of a feature column (repeatable); columns without "
@@ -364,6 +370,12 @@ def _realdata(args, argv):
     from .reproduce.whatif import whatif
 
     grids = _grids(args.grid)
+    if args.label_range in ("declared", "independent") and args.y_range is None:
+        raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
+                         "of that public source.")
+    if args.label_range == "private" and args.y_range is not None:
+        raise InputError("--label-range private reads the range off the labels: drop "
+                         "--y-range, or name its source (declared or independent).")
     table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
                                    x_bounds=_bounds(args), categorical=args.categorical,
                                    drop_missing=args.drop_missing)
@@ -379,12 +391,14 @@ def _realdata(args, argv):
     print(f"feature box: {table.choices['feature_box']}.")
     whatif_data.check_box(table, [names[j] for j in (private or []) + (also or [])])
     if args.y_range is None:
-        print("WARNING: no --y-range: the label range will be read off the private labels. "
-              "This leaks; a deployment must fix the range in advance (pass --y-range LO HI).")
-        warnings.filterwarnings("ignore", message="y_range was not given",
+        print(("WARNING: --label-range private" if args.label_range else "WARNING: no "
+               "--y-range") + ": the label range will be read off the private labels. This "
+              "leaks; a deployment must fix the range in advance (pass --y-range LO HI).")
+        warnings.filterwarnings("ignore", message="(y_range was not given|label_range=)",
                                 category=PrivacyWarning)  # said just above, louder
     result = whatif(table.X, table.y, private=private, personalized=also, feature_names=names,
-                    epsilons=args.epsilon, y_range=table.y_range, test_size=args.test_size,
+                    epsilons=args.epsilon, y_range=table.y_range,
+                    label_range=args.label_range, test_size=args.test_size,
                     grids=grids, methods=args.methods, max_seconds=60 * args.max_minutes,
                     name=args.csv.name, provenance=table.choices, log=print,
                     **_run_options(args))

@@ -216,6 +216,18 @@ def test_realdata_without_y_range_warns_loudly(tmp_path, capsys):
     assert "WARNING: no --y-range" in captured.out
     assert "read off the private labels (leaks)" in captured.out
     assert "WARNING (privacy): the feature box of protected column(s) signal" in captured.err
+    assert "label range" not in captured.err  # said once, on stdout
+    # the same leak chosen by name is said the same way; a public source is recorded
+    for policy, said in (("private", "WARNING: --label-range private"),
+                         ("independent", "given: the range of independent public data")):
+        extra = ["--y-range", *map(str, Y_RANGE)] if policy != "private" else []
+        code = main(["realdata", str(path), "--target", TARGET, "--private", "signal",
+                     "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / policy),
+                     "--no-progress", "--methods", "pardt", "--label-range", policy, *extra,
+                     *TINY])
+        captured = capsys.readouterr()
+        assert code == 0 and said in captured.out and "label range" not in captured.err
+        assert policy in (tmp_path / policy / "realdata.html").read_text()
 
 
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
@@ -319,6 +331,14 @@ BAD = [
     ("report out is a file", lambda f, o: ["reproduce", "report", "--quick", "--out",
                                            f["a file"]], "is a file"),
     ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
+    ("label range declared without y range", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--label-range", "declared"], "--y-range"),
+    ("label range private with y range", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--label-range", "private", "--y-range",
+        "0", "4"], "drop --y-range"),
+    ("label range unknown (realdata)", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--label-range", "public"],
+     "--label-range"),
     ("epsilon nan", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon",
                                   "nan"], "--epsilon"),
     ("epsilon inf", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon", "1",
