@@ -2,14 +2,13 @@
 of 1 to 100 features, and about forty bad invocations that must each end in one line, exit 2."""
 
 import functools
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _shared_data import SHARED, needs_shared
 from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 
 from ldpviz import datasets
@@ -80,16 +79,7 @@ def test_reproduce_fig2a_writes_csv_and_png(tmp_path, small_fig2a, capsys):
     pd.testing.assert_frame_equal(best, pd.read_csv(tmp_path / "fig2a.csv"))
 
 
-def _shared_data():
-    for candidate in (os.environ.get("LDPVIZ_DATA"),
-                      Path(__file__).resolve().parents[2] / "shared" / "data"):
-        if candidate and (Path(candidate) / "winequality-red.csv").is_file():
-            return Path(candidate)
-    return None
-
-
-@pytest.mark.skipif(_shared_data() is None, reason="the UCI copies are not here: set "
-                    "LDPVIZ_DATA (CI has them)")
+@needs_shared
 def test_reproduce_table1_under_every_label_range_policy(tmp_path, capsys, monkeypatch):
     # Tiny grids: the command's plumbing, not the science (tests/test_label_ranges.py).
     for name, grid in (("HOT_GRID", {"rho": (0.5,), "depth": (1, 2), "t": (1, 2)}),
@@ -101,7 +91,7 @@ def test_reproduce_table1_under_every_label_range_policy(tmp_path, capsys, monke
         monkeypatch.setattr(paper, name, grid)
     code = main(["reproduce", "table1", "--datasets", "wine-red", "--label-range", "all",
                  "--reps", "2", "--out", str(tmp_path), "--no-progress",
-                 "--data-home", str(_shared_data())])
+                 "--data-home", str(SHARED)])
     assert code == 0
     captured = capsys.readouterr()
     for row in ("| RED (declared) |", "| RED (independent) |", "| RED (private) |",

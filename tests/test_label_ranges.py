@@ -1,13 +1,12 @@
 """Label-range policies of the UCI loaders and of the paper's tables: the declared scale, the
 range of independent public data on the same scale, and the private range (leaks, warned)."""
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _shared_data import SHARED, needs_shared
 
 from ldpviz import PrivacyWarning
 from ldpviz.datasets import (
@@ -18,19 +17,6 @@ from ldpviz.datasets import (
     load_uci,
 )
 from ldpviz.reproduce import paper
-
-
-def _shared_data():
-    root = Path(__file__).resolve().parents[1]
-    for candidate in (os.environ.get("LDPVIZ_DATA"), root.parent / "shared" / "data"):
-        if candidate and (Path(candidate) / "winequality-red.csv").is_file():
-            return Path(candidate)
-    return None
-
-
-SHARED = _shared_data()
-needs_shared = pytest.mark.skipif(SHARED is None, reason="the UCI copies are not here: set "
-                                  "LDPVIZ_DATA (CI has them)")
 
 
 def test_every_dataset_documents_a_declared_and_an_independent_range():

@@ -1,13 +1,13 @@
 """The reproduction report: one self-contained page listing every figure and table of the paper
 next to ldpviz's, its claim checks, the paper's numbers typed in from the seed, and the notes."""
 
-import os
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _shared_data import SHARED, needs_shared
 from _whatif_tables import assert_self_contained
 
 from ldpviz.__main__ import main
@@ -18,13 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What the page must list: every figure and table of the paper that ldpviz reproduces.
 REQUIRED = ("Figure 2(a)", "Figure 2(b)", "Figure 2(c)", "Figure 2(d)", "Table 1", "Table 2",
             "Table 3", "Figure 3")
-
-
-def _shared_data():
-    for candidate in (os.environ.get("LDPVIZ_DATA"), ROOT.parent / "shared" / "data"):
-        if candidate and (Path(candidate) / "abalone.csv").is_file():
-            return Path(candidate)
-    return None
 
 
 def _seed_paper():
@@ -59,11 +52,10 @@ def _check_page(page, quick=True):
 # The command, end to end
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.skipif(_shared_data() is None, reason="the UCI copies are not here: set "
-                    "LDPVIZ_DATA (CI has them)")
+@needs_shared
 def test_quick_report_is_self_contained_and_lists_every_figure_and_table(tmp_path, capsys):
     code = main(["reproduce", "report", "--quick", "--out", str(tmp_path), "--n-jobs", "2",
-                 "--no-progress", "--data-home", str(_shared_data())])
+                 "--no-progress", "--data-home", str(SHARED)])
     assert code == 0
     page = (tmp_path / "reproduction.html").read_text(encoding="utf-8")
     _check_page(page)
