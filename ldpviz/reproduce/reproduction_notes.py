@@ -161,6 +161,8 @@ TYPOS = (
     "Laplace times sigma, sigma = sqrt(2) b; ldpviz states scales b (4M/epsilon and "
     "4/epsilon at rho = 1/2).",
     "BCDP paper, Mechanism 3: the constant B is twice too large as printed (the BCDP note).",
+    "LPDT paper (public data instead of public features): Theorem 3.4's cap is 1/3, not 1/2; "
+    "in Appendix D.1 the keep probability is e^(rho eps/2) / (1 + e^(rho eps/2)).",
 )
 
 #: The quick mode's warning.
