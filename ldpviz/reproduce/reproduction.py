@@ -10,7 +10,10 @@ development machine (CPU seconds per replication, every grid of Appendix C.1): F
 (a) 6, (b) 4, (c) 1, (d) 6; one table on the four local datasets 8.5. Fifty replications
 everywhere would take about 2,900 CPU-seconds (24 minutes on two free cores), so the full plan
 runs 30 replications of Figure 2 and 15 random splits per table (about 1,100 CPU-seconds); the
-page states the replications used. ``--quick`` shrinks the samples and grids to test the
+page states the replications used. Measured (``benchmarks/bench_report.py --full --n-jobs 2``):
+1,094 CPU-seconds, so about 9 minutes on two free cores; 42 minutes of wall time while other
+jobs kept the load of the 2-core machine near 9 (Figure 2 (a)-(d) 578, 381, 94, 328 s; Tables
+1-3 709, 190, 245 s). ``--quick`` shrinks the samples and grids to test the
 pipeline in well under 2 minutes: its numbers are not a reproduction, and the page says so.
 """
 
