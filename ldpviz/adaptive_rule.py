@@ -212,10 +212,12 @@ def risk_table(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_
 
 def select_partition(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_max=None,
                      max_cells=None, p_max=P_MAX, t_max=T_MAX, c=CALIBRATED_C,
-                     c_tree=CALIBRATED_C_TREE, level_cost=CALIBRATED_LEVEL_COST):
+                     c_tree=CALIBRATED_C_TREE, level_cost=CALIBRATED_LEVEL_COST,
+                     tie_rtol=1e-12):
     """The (s, p, t) minimising :func:`risk_table` (same parameters).
 
-    Ties (within 1e-12 relative) go to the fewest cells, then the smallest s.
+    Candidates within ``tie_rtol`` (relative) of the minimum count as ties; ties go to the
+    fewest cells, then the smallest s.
     """
     rows = risk_table(W, n, epsilon, rho, mechanism, y_bound, s_min, s_max, max_cells, p_max,
                       t_max, c, c_tree, level_cost)
@@ -223,6 +225,6 @@ def select_partition(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min
         raise ValueError("max_cells must allow at least one cell; got no candidate partition.")
     risk = np.array([r[3] for r in rows])
     best = risk.min()
-    ties = [r for r, v in zip(rows, risk, strict=True) if v <= best * (1 + 1e-12)]
+    ties = [r for r, v in zip(rows, risk, strict=True) if v <= best * (1 + tie_rtol)]
     s, p, t, _ = min(ties, key=lambda r: (r[2] ** r[0] * 2 ** r[1], r[0]))
     return s, p, t

@@ -392,7 +392,9 @@ class AdHistOfTree(HistOfTree):
     def fit(self, X, y, W=None):
         """Select (s, p*, t) from public information, then run HistOfTree's protocol."""
         self._check_protocol_params()
-        if not (isinstance(self.c, str) and self.c == "auto"):
+        if isinstance(self.c, str) and self.c != "auto":
+            raise ValueError(f"c must be 'auto' or a positive finite number, got {self.c!r}.")
+        if not isinstance(self.c, str):
             check_c(self.c)
         check_int(self.t_offset, "t_offset", -10, 10)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
