@@ -398,7 +398,8 @@ class AdHistOfTree(HistOfTree):
         """Select (s, p*, t) from public information, then run HistOfTree's protocol."""
         self._check_protocol_params()
         if isinstance(self.c, str) and self.c != "auto":
-            raise ValueError(f"c must be 'auto' or a positive finite number, got {self.c!r}.")
+            raise ValueError(f"c must be a positive finite number, got {self.c!r} (or 'auto': "
+                             "the calibrated rule).")
         if not isinstance(self.c, str):
             check_c(self.c)
         check_int(self.t_offset, "t_offset", -10, 10)
