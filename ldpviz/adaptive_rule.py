@@ -110,10 +110,12 @@ def _report_factor(K, epsilon_cells, mechanism):
     K = np.asarray(K, dtype=float)
     if np.isinf(epsilon_cells):
         return np.ones_like(K)
-    e = np.expm1(epsilon_cells)
-    h = np.expm1(epsilon_cells / 2)
-    grr = (e + 1 + K - 2) / e**2
-    rr = (h + 1) / h**2
+    # (e + K - 1) / e^2 and (h + 1) / h^2 with e = e^eps - 1, h = e^(eps/2) - 1, written with
+    # 1/e = e^-eps / (1 - e^-eps) so that a large epsilon neither overflows nor warns
+    a = np.exp(-epsilon_cells) / -np.expm1(-epsilon_cells)
+    b = np.exp(-epsilon_cells / 2) / -np.expm1(-epsilon_cells / 2)
+    grr = a + (K - 1) * a**2
+    rr = b + b**2
     v = {"grr": grr, "rr": rr + 0 * K, "auto": np.minimum(grr, rr)}[mechanism]
     return np.where(K <= 1, 1.0, 1.0 + K * v)
 
