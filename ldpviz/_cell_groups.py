@@ -90,7 +90,9 @@ def cell_groups(partition, X, W):
              + leaf_order[tree_group[who], l_rank])
     true_rank = hist.potential_rank(X, W) * kT[tree_group] + leaf_rank
     true_cell = hist.cell_index(X) * n_leaves + leaf
-    return CellGroups(group, size, offset, cells, true_cell, true_rank)
+    index = np.int32 if max(len(rep), partition.n_cells) < 2**31 else np.int64  # compact
+    return CellGroups(group.astype(index), size, offset, cells, true_cell.astype(index),
+                      true_rank.astype(index))
 
 
 def bincount_columns(index, columns, length):
@@ -105,6 +107,35 @@ def potential_cover(groups, columns, n_cells, rows=None):
     per_group = bincount_columns(group, columns, len(groups.size))
     owner = np.repeat(np.arange(len(groups.size)), groups.size)
     return bincount_columns(groups.cells, per_group[owner], n_cells)
+
+
+# The weighted bit sums of a dense block are computed in float32 on 12-bit integer pieces of
+# the weights: with at most 2^11 users per block every partial sum is an integer below 2^23,
+# so float32 adds them exactly; five pieces carry the weights' 53 bits.
+_EXACT_USERS = 1 << 11
+_PIECE_BITS = 12
+_PIECES = 5
+
+
+def _exact_product(bits, weights):
+    """``bits @ weights`` for 0/1 bits (k, N), N <= 2^11, and float64 weights (N, q), by a
+    float32 matrix product on integer pieces of the weights (exact; faster than float64).
+
+    Each column is written ``sum_p a_p 2^(E - 12 (p + 1))`` with integers |a_p| <= 2^12 (E the
+    column's binary exponent); the bit sums of each piece are exact integers in float32.
+    """
+    _, exponent = np.frexp(np.abs(weights).max(axis=0, initial=0.0))
+    rest = weights.copy()
+    pieces, scales = [], []
+    for p in range(_PIECES):
+        scale = np.ldexp(1.0, exponent - _PIECE_BITS * (p + 1))
+        piece = np.rint(rest / scale)
+        rest -= piece * scale
+        pieces.append(piece)
+        scales.append(scale)
+    sums = bits.astype(np.float32) @ np.concatenate(pieces, axis=1).astype(np.float32)
+    q = weights.shape[1]
+    return (sums.reshape(len(bits), _PIECES, q).astype(float) * np.stack(scales)).sum(axis=1)
 
 
 def _bernoulli_float32_law(q, shape, rng):
@@ -149,12 +180,12 @@ def rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, rows):
     big = np.flatnonzero(counts >= _DENSE_GROUP)
     for g in big:
         cells = groups.cells[groups.offset[g]:groups.offset[g + 1]]
-        block = max(1, max_entries // len(cells))
+        block = max(1, min(max_entries // len(cells), _EXACT_USERS))
         for lo in range(starts[g], starts[g + 1], block):
             users = rows[lo:min(lo + block, starts[g + 1])]
             bits = _bernoulli_float32_law(q, (len(cells), len(users)), rng)
             bits[groups.true_rank[users], np.arange(len(users))] ^= True
-            out[cells] += bits.astype(float) @ columns[users]
+            out[cells] += _exact_product(bits, columns[users])
     small = rows[counts[group] < _DENSE_GROUP]
     size = groups.size[groups.group[small]]
     ends = np.cumsum(size)

@@ -23,6 +23,9 @@ from ._validation import check_choice, check_epsilon, check_rho
 MECHANISMS = ("grr", "rr", "auto")
 # Cap on the entries of the per-chunk (users x cells) work arrays: bounded memory at any n.
 _CHUNK_ENTRIES = 1 << 22
+# Users per block of the per-user arrays of cell_report_sums, and of the uniforms GRR draws.
+_USER_BLOCK = 1 << 19
+_DRAW_BLOCK = 1 << 20
 
 
 # ----------------------------------------------------------------------------------------------
@@ -217,21 +220,28 @@ def debias_grr(reported, k, epsilon):
 # ----------------------------------------------------------------------------------------------
 # The personalized cell report over potential cells V_i (eq 8 / eq 17)
 # ----------------------------------------------------------------------------------------------
-def _sample_grr_cells(groups, epsilon, rng):
-    """Draw one GRR report per user over V_i = H_i x T_i (eq 17) without listing V_i per user.
+def _grr_draws(k, epsilon, rng):
+    """The two random draws of GRR (eq 17) for users with |V_i| = k: whether each keeps their
+    cell, and a rank among the |V_i| - 1 other potential cells.
 
-    Returns the reported cell and |V_i|. "Another cell, uniformly" is drawn as a rank among the
-    |V_i| - 1 other potential cells and looked up in the user's group list (cell-id order:
-    histogram cell major, leaf minor). Two draws per user, one call each for all users, so the
-    reports do not depend on how callers split the users into chunks.
+    One call each for all users (the uniforms in blocks, which numpy draws identically), so the
+    reports do not depend on how callers split the users afterwards.
     """
+    keep = np.empty(len(k), dtype=bool)
+    for lo in range(0, len(k), _DRAW_BLOCK):
+        kb = k[lo:lo + _DRAW_BLOCK]
+        p_true = _grr_constants(epsilon, kb)[0]
+        keep[lo:lo + _DRAW_BLOCK] = (rng.random(len(kb)) < p_true) | (kb == 1)
+    high = np.maximum(k - 1, 1)  # |V_i| <= n_cells <= the cell budget: int32 in practice
+    return keep, rng.integers(0, high, dtype=high.dtype)
+
+
+def _grr_cells(groups, keep, r):
+    """The reported cells: the own cell, or the r-th other potential cell in the user's group
+    list (cell-id order: histogram cell major, leaf minor)."""
     k = groups.user_size
-    p_true, _, _, _ = _grr_constants(epsilon, k)
-    keep = (rng.random(len(k)) < p_true) | (k == 1)
-    r = rng.integers(0, np.maximum(k - 1, 1))
     r = np.minimum(r + (r >= groups.true_rank), k - 1)
-    other = groups.cells[groups.offset[groups.group] + r]
-    return np.where(keep, groups.true_cell, other), k
+    return np.where(keep, groups.true_cell, groups.cells[groups.offset[groups.group] + r])
 
 
 def _sample_rr_bits(potential, true_cell, epsilon, rng):
@@ -303,7 +313,8 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
     potential = _potential_cells(H, T)
     groups = cell_groups(partition, X, W)
     if mechanism == "grr":
-        reported, k = _sample_grr_cells(groups, epsilon, rng)
+        k = groups.user_size
+        reported = _grr_cells(groups, *_grr_draws(k, epsilon, rng))
         _, p_other, c, _ = _grr_constants(epsilon, k)
         onehot = reported[:, None] == np.arange(n_cells)[None, :]
         debiased = np.where(potential, c[:, None] * (onehot - p_other[:, None]), 0.0)
@@ -362,9 +373,10 @@ def _fields(first, second, m):
     return out
 
 
-def _grr_sums(groups, columns, epsilon, rng, rows, n_cells, moments):
+def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
     """Per-cell sums of ``columns`` (:func:`_label_columns`) weighted by the debiased GRR
-    reports (eq 17) of users ``rows``: ``(sum w V~, sum w V~^2 or None)``, each (n_cells, q).
+    reports (eq 17) of users ``rows``, given their draws ``keep`` and ``r``
+    (:func:`_grr_draws`): ``(sum w V~, sum w V~^2 or None)``, each (n_cells, q).
 
     On V_i the debiased indicator is ``c_i (1{report = j} - q_i)``, so its square is
     ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number):
@@ -372,8 +384,8 @@ def _grr_sums(groups, columns, epsilon, rng, rows, n_cells, moments):
     """
     sub = groups._replace(group=groups.group[rows], true_cell=groups.true_cell[rows],
                           true_rank=groups.true_rank[rows])
-    cell, k = _sample_grr_cells(sub, epsilon, rng)
-    _, _, c, offset = _grr_constants(epsilon, k)
+    cell = _grr_cells(sub, keep, r)
+    _, _, c, offset = _grr_constants(epsilon, sub.user_size)
     w = columns[rows]
     cover = potential_cover(groups, w, n_cells, rows)
     first = bincount_columns(cell, w * c[:, None], n_cells) - offset * cover
@@ -488,22 +500,38 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     max_entries = _CHUNK_ENTRIES if chunk_size is None else max(1, chunk_size * n_cells)
     # Binary RR sums its bits by a matrix product, whose rounding depends on the number of
     # columns: it always carries y^2, so the numerator is the same with or without moments.
-    columns = _label_columns(y2, moments or mechanism != "grr")
-    first = np.zeros((n_cells, columns.shape[1]))
+    both = moments or mechanism != "grr"
+    first = np.zeros((n_cells, 1 + (2 if both else 1) * m))
     second = np.zeros_like(first) if moments else None
-    if len(X):
-        groups = cell_groups(partition, X, W)
-        if mechanism == "auto":
-            use_grr = grr_is_better(groups.user_size, epsilon)
-        else:
-            use_grr = np.full(len(X), mechanism == "grr")
-        for rows, sums, extra in ((use_grr, _grr_sums, ()), (~use_grr, _rr_sums, (max_entries,))):
-            if rows.any():
-                a, b = sums(groups, columns, epsilon, rng, np.flatnonzero(rows), n_cells,
-                            moments, *extra)
-                first += a
-                if moments:
-                    second += b
+    n = len(X)
+    blocks = [slice(lo, lo + _USER_BLOCK) for lo in range(0, n, _USER_BLOCK)]
+    groups = [cell_groups(partition, X[b], W[b]) for b in blocks]
+    index = np.int32 if n_cells < 2**31 else np.int64  # |V_i| <= n_cells
+    size = np.concatenate([g.user_size.astype(index) for g in groups] or [np.zeros(0, index)])
+    use_grr = (grr_is_better(size, epsilon) if mechanism == "auto"
+               else np.full(n, mechanism == "grr"))
+    # GRR's draws for all its users at once (as cell_reports), then the users block by block.
+    keep, r = _grr_draws(size if use_grr.all() else size[use_grr], epsilon, rng)
+    del size
+    done = 0
+    for b, g in zip(blocks, groups, strict=True):
+        rows = np.flatnonzero(use_grr[b])
+        if len(rows):
+            parts = _grr_sums(g, _label_columns(y2[b], both), epsilon,
+                              keep[done:done + len(rows)], r[done:done + len(rows)], rows,
+                              n_cells, moments)
+            done += len(rows)
+            first += parts[0]
+            if moments:
+                second += parts[1]
+    for b, g in zip(blocks, groups, strict=True):
+        rows = np.flatnonzero(~use_grr[b])
+        if len(rows):
+            parts = _rr_sums(g, _label_columns(y2[b], both), epsilon, rng, rows, n_cells,
+                             moments, max_entries)
+            first += parts[0]
+            if moments:
+                second += parts[1]
     totals = _fields(first, second, m)
     if np.ndim(y_tilde) == 1:
         totals = [a[:, 0] if a.ndim == 2 else a for a in totals]

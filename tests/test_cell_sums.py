@@ -152,3 +152,36 @@ def test_cell_reports_follow_the_resource_budget(partition):
         with pytest.raises(ValueError, match=r"n_samples.*max_bytes"):
             cell_reports(partition, X, W, 1.0, "rr", rng)
         cell_reports(partition, X[:100], W[:100], 1.0, "grr", rng)  # small enough
+
+
+@pytest.mark.parametrize("rule", ["max-edge", "cart"])
+def test_tree_growth_in_blocks_of_users_is_the_same_tree(monkeypatch, rule):
+    """The per-user passes of the tree growth run in blocks (bounded memory at any n)."""
+    from ldpviz import _tree_growth
+
+    rng = np.random.default_rng(2)
+    X = rng.random((5000, 4))
+    y = np.sin(4 * X[:, 1]) + X[:, 3] + rng.normal(0, 0.1, 5000)
+    W = rng.random((5000, 4)) < 0.3
+    whole = build_partition(X, y, W, (0,), 2, 4, rule).tree
+    monkeypatch.setattr(_tree_growth, "USER_BLOCK", 777)
+    blocks = build_partition(X, y, W, (0,), 2, 4, rule).tree
+    assert np.array_equal(whole.feature, blocks.feature)
+    assert np.array_equal(whole.threshold, blocks.threshold, equal_nan=True)
+    assert np.allclose(whole.leaf_count, blocks.leaf_count)
+    assert np.allclose(whole.leaf_label_mean, blocks.leaf_label_mean, equal_nan=True)
+
+
+def test_user_blocks_do_not_change_the_grr_draws(monkeypatch, partition):
+    """Blocks of users (bounded memory) leave GRR's draws those of cell_reports."""
+    from ldpviz import mechanisms
+
+    rng = np.random.default_rng(8)
+    X, W, y = _population(partition, 2500, rng)
+    monkeypatch.setattr(mechanisms, "_USER_BLOCK", 300)
+    monkeypatch.setattr(mechanisms, "_DRAW_BLOCK", 700)
+    sums = cell_report_sums(partition, X, W, y, 1.0, "grr", np.random.default_rng(1),
+                            moments=True)
+    reports = cell_reports(partition, X, W, 1.0, "grr", np.random.default_rng(1))
+    for got, want in zip(sums, report_sums(reports.debiased, y), strict=True):
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-9)
