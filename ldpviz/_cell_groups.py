@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .partition import _mixed_radix
+
 # Users of a group reported as one dense (users x cells) block when the group has at least this
 # many users (one matrix product per block); smaller groups share a flat list of entries.
 _DENSE_GROUP = 32
@@ -61,8 +63,7 @@ def cell_groups(partition, X, W):
     """The :class:`CellGroups` of users X with masks W under ``partition`` (Section 3.3)."""
     hist, tree, n_leaves = partition.histogram, partition.tree, partition.n_leaves
     n, s, t = len(X), len(hist.axes), hist.t
-    tree_group, table = tree.potential_groups(X, W)
-    leaf = tree.apply(X)
+    tree_group, table, leaf = tree.groups_and_leaves(X, W)
     leaf_rank = np.cumsum(table, axis=1)[tree_group, leaf] - 1
     leaf_order = np.argsort(~table, axis=1, kind="stable")
     kT = table.sum(axis=1)
@@ -80,16 +81,16 @@ def cell_groups(partition, X, W):
         rep = np.zeros(int(group.max()) + 1 if n else 0, dtype=np.int64)
         rep[group] = np.arange(n)
     kT_g = kT[tree_group[rep]]
-    size = hist.potential_size(W[rep]) * kT_g
+    size = t ** hidden[rep].sum(axis=1) * kT_g  # |H_g| |T_g|
     offset = np.concatenate([[0], np.cumsum(size)])
     # Every group's cells in rank order: histogram rank major, leaf rank minor (as GRR decodes).
     owner = np.repeat(np.arange(len(rep)), size)
     h_rank, l_rank = np.divmod(np.arange(offset[-1]) - offset[owner], kT_g[owner])
     who = rep[owner]
-    cells = (hist.potential_nth(X[who], W[who], h_rank) * n_leaves
+    cells = (hist.nth_of_bins(bins[who], hidden[who], h_rank) * n_leaves
              + leaf_order[tree_group[who], l_rank])
-    true_rank = hist.potential_rank(X, W) * kT[tree_group] + leaf_rank
-    true_cell = hist.cell_index(X) * n_leaves + leaf
+    true_rank = hist.rank_of_bins(bins, hidden) * kT[tree_group] + leaf_rank
+    true_cell = _mixed_radix(bins, t) * n_leaves + leaf
     index = np.int32 if max(len(rep), partition.n_cells) < 2**31 else np.int64  # compact
     return CellGroups(group.astype(index), size, offset, cells, true_cell.astype(index),
                       true_rank.astype(index))
@@ -97,8 +98,12 @@ def cell_groups(partition, X, W):
 
 def bincount_columns(index, columns, length):
     """(length, q) sums of each column of ``columns`` (n, q) by ``index``."""
-    return np.stack([np.bincount(index, weights=col, minlength=length) for col in columns.T],
-                    axis=1)
+    index = np.asarray(index, dtype=np.intp)  # once, not once per column
+    rows = np.ascontiguousarray(np.asarray(columns, dtype=float).T)
+    out = np.empty((length, len(rows)))
+    for j, weights in enumerate(rows):
+        out[:, j] = np.bincount(index, weights=weights, minlength=length)
+    return out
 
 
 def potential_cover(groups, columns, n_cells, rows=None):

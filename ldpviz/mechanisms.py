@@ -388,11 +388,12 @@ def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
     _, _, c, offset = _grr_constants(epsilon, sub.user_size)
     w = columns[rows]
     cover = potential_cover(groups, w, n_cells, rows)
-    first = bincount_columns(cell, w * c[:, None], n_cells) - offset * cover
     if not moments:
-        return first, None
+        return bincount_columns(cell, w * c[:, None], n_cells) - offset * cover, None
     scale = (c * (c - 2.0 * offset))[:, None]
-    return first, bincount_columns(cell, w * scale, n_cells) + offset**2 * cover
+    both = bincount_columns(cell, np.hstack([w * c[:, None], w * scale]), n_cells)
+    q = w.shape[1]
+    return both[:, :q] - offset * cover, both[:, q:] + offset**2 * cover
 
 
 def _rr_sums(groups, columns, epsilon, rng, rows, n_cells, moments, max_entries):
