@@ -40,8 +40,8 @@ notebooks: $(STAMP)
 app: $(STAMP)  ## serve the dashboard as an app (Voila) on localhost
 	$(BIN)/voila notebooks/app.ipynb --template=ldpviz --Voila.ip=127.0.0.1
 
-screenshots: $(STAMP)  ## regenerate docs/images (needs /usr/bin/chromium)
-	LDPVIZ_SCREENSHOT_DIR=$(CURDIR)/docs/images $(BIN)/python -m pytest -q -s \
+screenshots: $(STAMP)  ## regenerate docs/images: app tabs at 1366 px, the app at 1024 px, static figures (needs /usr/bin/chromium)
+	LDPVIZ_SCREENSHOT_DIR=$(CURDIR)/docs/images $(BIN)/python -m pytest -q -s -k every_tab \
 		tests/browser/test_app.py
 	$(BIN)/python docs/make_figures.py docs/images
 

@@ -29,7 +29,7 @@ def test_partition_view_matches_histoftree():
     assert out["x_private"] and not out["y_private"]
     # the hidden coordinate of the users' points is not their data
     X, _ = make_paper_regression(3000, random_state=0)
-    shown = X[: len(out["point_x"])]
+    shown = X[out["point_rows"]]
     assert not np.allclose(out["point_x"], shown[:, 1])
     assert np.array_equal(out["point_y"], shown[:, 3])
 
@@ -100,5 +100,98 @@ def test_comparison_view_matches_direct_fits_and_orders_the_privacy_models():
         model = LabelDT(epsilon=4.0, y_bound=PAPER_Y_BOUND, random_state=r, **best).fit(X, y)
         errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
     assert mse["LabelDT"] == pytest.approx(np.mean(errors))
+    # label LDP with the semi-feature estimator: HistOfTree with every feature public
+    best = out["best"]["HistOfTree s=0"]
+    errors = []
+    for r in range(2):
+        X, y, X_test = views._paper_data(3000, r)
+        model = HistOfTree(epsilon=4.0, s=0, y_bound=PAPER_Y_BOUND, random_state=r, **best)
+        model.fit(X, y, W=np.zeros_like(X, dtype=bool))
+        errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
+    assert mse["HistOfTree s=0"] == pytest.approx(np.mean(errors))
     assert mse["DT"] == min(mse.values())  # no privacy is best
     assert mse["LabelDT"] < mse["Hist"]  # label LDP beats full LDP
+
+
+def _gamma_model(n=3000, s=2, gamma=1.0, **kw):
+    X, y = make_paper_regression(n, random_state=0)
+    W = gamma_mask(n, 5, gamma)
+    model = HistOfTree(epsilon=kw.get("epsilon", 4.0), s=s, t=kw.get("t", 2),
+                       depth=kw.get("depth", 2), y_bound=PAPER_Y_BOUND, random_state=0)
+    return model.fit(X, y, W=W), X, W
+
+
+def test_personalized_partition_view_is_the_protocol_of_section_3_3():
+    out = views.partition_view(n=3000, s_star=2, depth=2, t=2, mask="gamma", gamma=0.5, user=3)
+    model, X, W = _gamma_model(s=2, gamma=0.5)
+    # the s most protected features are the histogram axes; the estimate is eq (9) with W_gamma
+    assert out["hist_axes"] == (0, 1) and out["tree_axes"] == (2, 3, 4)
+    assert np.allclose(out["protect_share"], W.mean(axis=0))
+    user = out["user"]
+    i = user["index"]
+    assert W[i].sum() == 3 and not W[:i].sum(axis=1).tolist().count(3)  # first with k = 3
+    assert user["protects"] == (0, 1, 2)
+    # the slice passes through the user's point, and f~ on it is the personalized fit
+    assert np.allclose(out["slice_at"], X[i])
+    _, _, grid = views.slice_grid(0, 4, X[i])
+    assert np.array_equal(out["z"].ravel(), model.predict(grid))
+    # V_i: the partition's potential cells of this user; those meeting the slice are outlined
+    potential = model.partition_.potential_cells(X[[i]], W[[i]])[0]
+    assert user["n_potential"] == potential.sum() > 1
+    assert len(user["edge_x"]) == 6 * user["n_potential_in_slice"]
+    assert 1 <= user["n_potential_in_slice"] <= user["n_potential"]
+    own_x = user["own_x"][:5]
+    assert own_x.min() <= X[i, 0] <= own_x.max()  # the user's own cell contains their point
+
+
+def test_a_user_who_hides_more_has_more_potential_cells():
+    sizes = [views.partition_view(n=3000, mask="gamma", user=k)["user"]["n_potential"]
+             for k in range(1, 6)]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+
+
+def test_gamma_moves_the_personalized_partition_and_surface():
+    a = views.partition_view(n=3000, mask="gamma", gamma=0.25, depth=3)
+    b = views.partition_view(n=3000, mask="gamma", gamma=4.0, depth=3)
+    assert not np.array_equal(a["z"], b["z"])
+    assert not np.allclose(a["protect_share"], b["protect_share"])
+    sa = views.surface_view(n=3000, mask="gamma", gamma=0.25)
+    sb = views.surface_view(n=3000, mask="gamma", gamma=4.0)
+    assert not np.array_equal(sa["private"], sb["private"])
+    assert np.array_equal(sa["truth"], sb["truth"])
+
+
+def test_aligned_view_ignores_gamma_and_user():
+    a = views.partition_view(n=3000, gamma=0.25, user=3)
+    b = views.partition_view(n=3000, gamma=4.0)
+    assert np.array_equal(a["z"], b["z"]) and a["user"] is None
+    with pytest.raises(ValueError, match="mask"):
+        views.partition_view(n=3000, mask="spread")
+
+
+def test_tradeoff_view_says_where_the_upper_bound_is_claimed():
+    out = views.tradeoff_view(s=1, n=10_000)
+    assert out["epsilon_max"] == pytest.approx((10_000 / np.log(10_000)) ** (1 / 5))
+    assert views.tradeoff_view(s=0, n=10_000)["epsilon_max"] == pytest.approx(1.0)
+
+
+def test_bad_t_is_refused_with_a_readable_message():
+    with pytest.raises(ValueError, match=r"t must be >= 1, got 0\."):
+        views.partition_view(t=0)
+
+
+def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does_not():
+    kw = dict(epsilon=1.0, s_star=2, depth=4, t=3, n=3000)
+    paper = views.surface_view(cell_estimate="paper", **kw)
+    stable = views.surface_view(**kw)
+    model = HistOfTree(epsilon=1.0, s=2, t=3, depth=4, y_bound=PAPER_Y_BOUND,
+                       cell_estimate="paper", random_state=0)
+    X, y = make_paper_regression(3000, random_state=0)
+    model.fit(X, y, W=aligned_mask(3000, 5, 2))
+    _, _, grid = views.slice_grid(0, 4, 0.5)
+    assert np.array_equal(paper["private"].ravel(), model.predict(grid))
+    assert paper["n_pinned"] == np.sum(np.abs(model.cell_values_) >= PAPER_Y_BOUND) > 0
+    assert stable["n_pinned"] < paper["n_pinned"]
+    assert stable["mse"] < paper["mse"]
+    part = views.partition_view(cell_estimate="paper", **kw)
+    assert part["n_pinned"] == paper["n_pinned"]

@@ -1,11 +1,13 @@
 """Drive every explorer headless: each control changes what is drawn, readouts update."""
 
+import itertools
+
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ldpviz.viz import widgets
+from ldpviz.viz import views, widgets
 
 EXPLORERS = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
              widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer,
@@ -84,3 +86,266 @@ def test_surface_view_is_built_only_when_asked_for():
     assert len(explorer.figures) == 2
     assert np.array(explorer.figures[1].data[1].z).shape == np.array(
         explorer.figures[0].data[1].z).shape
+
+
+# ----------------------------------------------------------------------------------------------
+# Figures follow the width of their box
+# ----------------------------------------------------------------------------------------------
+MAIN = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
+        widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer]
+
+
+def _boxes(fig):
+    """Each panel's plot box in px (x0, x1, y0, y1 from the top left), from the layout."""
+    width, height = fig.layout.width, fig.layout.height
+    m = fig.layout.margin
+    pw, ph = width - m.l - m.r, height - m.t - m.b
+    out = []
+    for i in range(len(fig._ldpviz_panels.panels)):
+        n = "" if i == 0 else str(i + 1)
+        if fig._ldpviz_panels.panels[i].kind == "scene":
+            dx, dy = fig.layout[f"scene{n}"].domain.x, fig.layout[f"scene{n}"].domain.y
+        else:
+            dx, dy = fig.layout[f"xaxis{n}"].domain, fig.layout[f"yaxis{n}"].domain
+        out.append((m.l + dx[0] * pw, m.l + dx[1] * pw, m.t + (1 - dy[1]) * ph,
+                    m.t + (1 - dy[0]) * ph))
+    return out
+
+
+@pytest.mark.parametrize("make", MAIN, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("width", [560, 760, 980, 1300, 1880])
+def test_figures_take_the_width_of_their_box_and_keep_their_panels_apart(make, width):
+    explorer = make()
+    explorer.probe.width = width  # what the browser reports
+    for fig in explorer.figures:
+        assert fig.layout.width == width
+        boxes = _boxes(fig)
+        for x0, x1, y0, y1 in boxes:
+            assert 60 <= x0 < x1 <= width - 15 and y0 < y1 <= fig.layout.height
+            assert x1 - x0 >= 120, "a panel too narrow to read"
+        for a, b in itertools.pairwise(boxes):
+            apart_x = b[0] - a[1] >= 20
+            apart_y = b[2] - a[3] >= 60  # stacked: room for x labels and the next title
+            assert apart_x or apart_y, f"panels {a} and {b} too close"
+
+
+def test_three_panels_stack_when_the_box_is_narrow():
+    explorer = widgets.tradeoff_explorer()
+    fig = explorer.figures[0]
+    explorer.probe.width = 1300
+    wide = _boxes(fig)
+    assert len({round(b[2]) for b in wide}) == 1  # one row
+    explorer.probe.width = 800
+    narrow = _boxes(fig)
+    assert len({round(b[0]) for b in narrow}) == 1 and fig.layout.height > 2 * len(narrow) * 150
+    assert all(b[1] - b[0] > wide[0][1] - wide[0][0] for b in narrow)  # each panel wider
+
+
+def test_a_new_explorer_starts_at_the_last_reported_width():
+    widgets.partition_explorer().probe.width = 1111
+    assert widgets.lambda_explorer().figures[0].layout.width == 1111
+
+
+def test_the_width_probe_acknowledges_each_report():
+    probe = widgets.WidthProbe()
+    probe.width, probe.seq = 900, 3
+    assert probe.ack == 3
+
+
+def test_the_3d_view_is_laid_out_for_the_box_with_one_z_range():
+    explorer = widgets.surface_explorer()
+    explorer.probe.width = 1300
+    explorer.controls["kind"].value = "surface"
+    surf = explorer.figures[1]
+    assert surf.layout.width == 1300
+    ranges = {tuple(surf.layout[name].zaxis.range) for name in ("scene", "scene2", "scene3")}
+    assert len(ranges) == 1
+    low, high = ranges.pop()
+    for trace in surf.data:
+        assert low <= np.min(trace.z) and np.max(trace.z) <= high
+    eye = surf.layout.scene.camera.eye
+    assert min(abs(eye.x), abs(eye.y), abs(eye.z)) > 0.5  # oblique, not edge-on
+
+
+def test_rotating_one_scene_rotates_the_others():
+    explorer = widgets.surface_explorer()
+    explorer.controls["kind"].value = "surface"
+    surf = explorer.figures[1]
+    camera = {"eye": {"x": -1.2, "y": 1.7, "z": 0.6}}
+    surf.layout.scene2.camera = camera  # what a drag in the browser sends
+    for name in ("scene", "scene3"):
+        assert surf.layout[name].camera.eye.x == -1.2
+
+
+# ----------------------------------------------------------------------------------------------
+# Sliders: live while dragging, readable stops
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", MAIN, ids=lambda f: f.__name__)
+def test_sliders_update_while_they_move(make):
+    explorer = make()
+    sliders = [w for w in explorer.controls.values() if hasattr(w, "continuous_update")]
+    assert sliders and all(w.continuous_update for w in sliders)
+
+
+def test_the_comparison_explorer_waits_for_release_and_says_so():
+    explorer = widgets.comparison_explorer()
+    sliders = [w for w in explorer.controls.values() if hasattr(w, "continuous_update")]
+    assert sliders and not any(w.continuous_update for w in sliders)
+    assert "let go" in explorer.children[0].value
+
+
+@pytest.mark.parametrize("make", [m for m in MAIN if m is not widgets.lambda_explorer],
+                         ids=lambda f: f.__name__)
+def test_epsilon_moves_in_readable_log_steps(make):
+    slider = make().controls["epsilon"]
+    values = [v for _, v in slider.options]
+    ratios = np.diff(np.log2(values))
+    assert len(values) >= 10 and ratios.max() <= 1.0 and ratios.min() >= 0.4
+    assert all(f"{v:g}" == label and len(label) <= 5 for label, v in slider.options)
+    assert slider.wide and slider.layout.width == "100%"  # a row of its own: a long track
+
+
+# ----------------------------------------------------------------------------------------------
+# Personalized privacy on the partition and the surface
+# ----------------------------------------------------------------------------------------------
+def test_partition_explorer_shows_the_personalized_protocol():
+    explorer = widgets.partition_explorer()
+    fig = explorer.figures[0]
+    assert explorer.controls["gamma"].disabled and explorer.controls["user"].disabled
+    assert not fig.data[6].visible  # no potential cells in the aligned case
+    explorer.controls["mask"].value = "gamma"
+    assert not explorer.controls["gamma"].disabled and explorer.controls["hold"].disabled
+    assert "histogram axes" in explorer.controls["s_star"].description
+    assert fig.data[6].visible and len(fig.data[6].x) >= 6  # V_i outlined
+    assert "|V<sub>i</sub>|" in explorer.readout.value
+    assert "protect it" in fig.layout.xaxis2.title.text
+    before = np.array(fig.data[3].z)
+    explorer.controls["gamma"].value = 0.25
+    assert not np.array_equal(before, np.array(fig.data[3].z))  # gamma redraws the estimate
+    users = []
+    for k in range(1, 6):
+        explorer.controls["user"].value = k
+        users.append(int(explorer.readout.value.split("| = ")[1].split()[0]))
+    assert users == sorted(users) and users[0] < users[-1]
+
+
+def test_surface_explorer_shows_the_personalized_estimate():
+    explorer = widgets.surface_explorer()
+    heat = explorer.figures[0]
+    aligned = np.array(heat.data[1].z)
+    explorer.controls["mask"].value = "gamma"
+    personal = np.array(heat.data[1].z)
+    assert not np.array_equal(aligned, personal)
+    explorer.controls["gamma"].value = 4.0
+    assert not np.array_equal(personal, np.array(heat.data[1].z))
+    assert np.array_equal(np.array(heat.data[0].z), np.array(explorer.figures[0].data[0].z))
+
+
+# ----------------------------------------------------------------------------------------------
+# Readable details
+# ----------------------------------------------------------------------------------------------
+def _log_axes(fig):
+    return [fig.layout[k] for k in fig.layout if k.startswith("yaxis") or k.startswith("xaxis")
+            if fig.layout[k].type == "log"]
+
+
+@pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
+def test_log_axes_use_one_tick_style(make):
+    for fig in make().figures:
+        for axis in _log_axes(fig):
+            assert axis.tickvals and len(axis.tickvals) == len(axis.ticktext)
+            text = "".join(axis.ticktext)
+            assert not set(text) & set("μnkMGBT"), axis.ticktext  # no SI suffixes
+            powers = ["10⁻" in t or any(c in t for c in "⁰¹²³⁴⁵⁶⁷⁸⁹") for t in axis.ticktext]
+            assert all(powers) or not any(powers), axis.ticktext
+
+
+def test_log_ticks_are_powers_or_decimals_never_both():
+    assert widgets.log_ticks([1e-8, 10])[1][:3] == ["10⁻⁸", "10⁻⁷", "10⁻⁶"]
+    assert widgets.log_ticks([0.002, 30])[1] == ["0.001", "0.01", "0.1", "1", "10", "100"]
+    ticks, text = widgets.log_ticks([0.05, 0.3])
+    assert {"0.05", "0.1", "0.2"} <= set(text) and all(t > 0 for t in ticks)
+    assert len(widgets.log_ticks([1e-30, 1e30])[0]) <= 31  # every other decade when wide
+
+
+@pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
+def test_lines_in_one_panel_differ_in_colour_or_dash(make):
+    for fig in make().figures:
+        seen = {}
+        for trace in fig.data:
+            if trace.type != "scatter" or "lines" not in (trace.mode or ""):
+                continue
+            key = (trace.xaxis, trace.line.color, trace.line.dash)
+            assert key not in seen, f"{trace.name!r} looks like {seen.get(key)!r}"
+            seen[key] = trace.name
+
+
+def test_legend_swatches_are_visible_on_white():
+    for make in (*MAIN, widgets.comparison_explorer):
+        for fig in make().figures:
+            for trace in fig.data:
+                if trace.showlegend is False or trace.type in ("heatmap", "surface"):
+                    continue
+                color = (trace.line.color if "lines" in (trace.mode or "") else
+                         trace.marker.color) if trace.type == "scatter" else trace.marker.color
+                if isinstance(color, str):
+                    assert color.lower() not in ("white", "#fff", "#ffffff"), trace.name
+
+
+def test_symbols_are_typeset():
+    text = []
+    for make in MAIN:
+        for fig in make().figures:
+            text.append(str(fig.layout.title.text))
+            text += [a.text for a in fig.layout.annotations]
+            text += [t.colorbar.title.text for t in fig.data if "colorbar" in t
+                     and t.colorbar.title.text]
+    joined = " ".join(text)
+    assert "f~" not in joined and "lambda" not in joined and "eps" not in joined
+    assert "f̃" in joined and "λ*" in joined
+
+
+def test_the_bounds_panel_says_constants_are_dropped_and_where_13_holds():
+    fig = widgets.tradeoff_explorer().figures[0]
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert "Constants are dropped" in notes and "high probability" in notes
+    shaded = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert shaded and shaded[0].x0 == pytest.approx(views.tradeoff_view()["epsilon_max"])
+
+
+def test_bcdp_error_bars_stay_on_the_log_axis():
+    explorer = widgets.bcdp_explorer()
+    fig = explorer.figures[0]
+    explorer.controls["n"].value = 500  # noisy: some lower ends would be <= 0
+    low = 10 ** fig.layout.yaxis2.range[0]
+    for trace in (fig.data[3], fig.data[5]):
+        bottoms = np.asarray(trace.y) - np.asarray(trace.error_y.arrayminus)
+        assert np.all(bottoms >= low * 0.999) and np.all(bottoms > 0)
+
+
+def test_plotly_code_travels_once_per_kernel():
+    from ldpviz.viz import _plotly_bundle as bundles
+
+    figures = [fig for make in (widgets.lambda_explorer, widgets.tradeoff_explorer)
+               for fig in make().figures]
+    assert bundles.SHARED_BUNDLE is not None, "plotly's bundle no longer ends as expected"
+    assert all(len(fig._esm) < 2_000 for fig in figures)  # not plotly's 5 MB each
+    bundle = bundles.PlotlyBundle.shared()
+    assert len(bundle._esm) < 2_000 and len(bundle.code) > 1_000_000  # loaded after start
+    assert bundles.PLOTLY_KEY in bundle.code and bundle.key == bundles.PLOTLY_KEY
+    assert bundles.PLOTLY_KEY in figures[0]._esm
+
+
+@pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
+def test_a_small_drag_is_a_small_change(make):
+    """Every slider has few enough positions for its track (about 170 px in a three-column
+    grid, the whole row for epsilon): a step is at least 8 px long."""
+    for name, widget in make().controls.items():
+        if isinstance(widget, W.SelectionSlider):
+            positions = len(widget.options)
+        elif isinstance(widget, (W.IntSlider, W.FloatSlider)):
+            positions = round((widget.max - widget.min) / widget.step) + 1
+        else:
+            continue
+        track = 1000 if getattr(widget, "wide", False) else 170
+        assert track / (positions - 1) >= 8, f"{name}: {positions} positions"

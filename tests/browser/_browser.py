@@ -1,5 +1,6 @@
 """What the browser tests share: the repository root and JavaScript probes of the page."""
 
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,3 +20,108 @@ PLOT_SIGNATURE = """(root) => Array.from((root || document).querySelectorAll('.j
   .filter(gd => gd.offsetParent !== null)
   .map(gd => JSON.stringify([gd.data, gd.layout.shapes, gd.layout.title]))
   .join('|')"""
+
+# Every visible plotly figure measured with the page's DOM: the figure against the box it is
+# shown in (the nearest ipywidgets box, else the output area) and the viewport, and every text
+# element (titles, panel titles and notes, axis titles, tick labels, legends, colour bars)
+# against the figure, against each other and against the plot areas. Returns one record per
+# figure: its size, its box's size, whether it is "wide" (uses the box's width) and a list of
+# problems (empty when the figure is whole and legible).
+FIGURE_LAYOUT = r"""(root) => {
+  const TOL = 1.5;
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, w: r.width, h: r.height}; };
+  const r1 = (b) => [b.x0, b.y0, b.x1, b.y1].map(Math.round).join(',');
+  const inside = (a, b) => a.x0 >= b.x0 - TOL && a.x1 <= b.x1 + TOL
+                        && a.y0 >= b.y0 - TOL && a.y1 <= b.y1 + TOL;
+  const overlap = (a, b) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) - TOL)
+                          * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) - TOL);
+  const shown = (e) => { const s = getComputedStyle(e);
+    if (s.display === 'none' || s.visibility === 'hidden' || +s.opacity === 0) return false;
+    const r = e.getBoundingClientRect(); return r.width > 0.5 && r.height > 0.5; };
+  const label = (e) => (e.textContent || '').trim().slice(0, 40);
+  const viewport = document.documentElement.clientWidth;
+  const results = [];
+  for (const gd of (root || document).querySelectorAll('.js-plotly-plot')) {
+    if (gd.offsetParent === null) continue;
+    const container = gd.querySelector('.svg-container');
+    if (!container) continue;
+    const fig = rect(container);
+    const holder = gd.parentElement.closest('.widget-box, .jp-OutputArea-output');
+    const box = rect(holder || document.body);
+    const problems = [];
+    if (fig.x0 < box.x0 - TOL || fig.x1 > box.x1 + TOL)
+      problems.push(`figure ${r1(fig)} wider than its box ${r1(box)}`);
+    if (fig.x1 > viewport + TOL)
+      problems.push(`figure ends at ${Math.round(fig.x1)}, beyond the viewport ${viewport}`);
+    // what is drawn: the plot areas, and every label, which must stay inside the figure,
+    // off the plot areas and off every other label
+    const areas = Array.from(gd.querySelectorAll('.nsewdrag, .gl-container > div'))
+      .filter(shown).map(rect);
+    const items = [];
+    const add = (e, kind) => { if (shown(e)) items.push({b: rect(e), kind, text: label(e)}); };
+    gd.querySelectorAll('.infolayer .gtitle').forEach(e => add(e, 'title'));
+    gd.querySelectorAll('.annotation').forEach(e => add(e, 'panel title or note'));
+    gd.querySelectorAll('.infolayer g[class$="title"]').forEach(e => {
+      if (/^g-[xy]\d*title$/.test(e.getAttribute('class'))) add(e, 'axis title'); });
+    gd.querySelectorAll('.xaxislayer-above g[class$="tick"] text')
+      .forEach(e => add(e, 'tick label'));
+    gd.querySelectorAll('.yaxislayer-above g[class$="tick"] text')
+      .forEach(e => add(e, 'tick label'));
+    gd.querySelectorAll('.infolayer > g[class^="legend"]').forEach(e => add(e, 'legend'));
+    gd.querySelectorAll('.infolayer .colorbar').forEach(e => add(e, 'colour bar'));
+    for (const item of items) {
+      const what = `${item.kind} "${item.text}" ${r1(item.b)}`;
+      if (!inside(item.b, fig)) problems.push(`${what} clipped by the figure ${r1(fig)}`);
+      for (const area of areas)
+        if (overlap(item.b, area) > 0) problems.push(`${what} overlaps a plot area ${r1(area)}`);
+    }
+    for (let i = 0; i < items.length; i++)
+      for (let j = i + 1; j < items.length; j++)
+        if (overlap(items[i].b, items[j].b) > 0)
+          problems.push(`${items[i].kind} "${items[i].text}" overlaps `
+                        + `${items[j].kind} "${items[j].text}"`);
+    results.push({figure: [Math.round(fig.w), Math.round(fig.h)], box: Math.round(box.w),
+                  wide: fig.w >= 0.85 * box.w, problems});
+  }
+  return results;
+}"""
+
+# The sizes the figures are checked at (width x height of the browser's viewport).
+VIEWPORTS = [(1366, 768), (1024, 768)]
+
+
+def _fitted(results):
+    return results and all(r["wide"] and not any("wider than" in p or "viewport" in p
+                                                  for p in r["problems"]) for r in results)
+
+
+def check_layout(page, where, root=None, timeout=30.0):
+    """Measure every visible figure (under ``root``) once the figures have followed their box.
+
+    A resize reaches the kernel, which lays the figures out again: wait until every figure
+    is as wide as its box (or ``timeout`` s), then fail on any problem FIGURE_LAYOUT finds.
+    Returns the measurements.
+    """
+    handle = root.element_handle() if root is not None else None
+    deadline = time.monotonic() + timeout
+    results = page.evaluate(FIGURE_LAYOUT, handle)
+    while not _fitted(results) and time.monotonic() < deadline:
+        time.sleep(0.25)
+        results = page.evaluate(FIGURE_LAYOUT, handle)
+    time.sleep(0.3)  # let a last relayout land
+    results = page.evaluate(FIGURE_LAYOUT, handle)
+    assert results, f"{where}: no visible figure"
+    problems = [f"figure {i + 1} ({r['figure'][0]} x {r['figure'][1]} px in a "
+                f"{r['box']} px box): {p}" for i, r in enumerate(results) for p in r["problems"]]
+    problems += [f"figure {i + 1} is {r['figure'][0]} px wide in a {r['box']} px box "
+                 "(under 85%)" for i, r in enumerate(results) if not r["wide"]]
+    assert not problems, f"{where}:\n  " + "\n  ".join(problems)
+    return results
+
+
+def resize(page, width, height=768):
+    """Resize the viewport and wait until the page has taken the new size."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function("(w) => window.innerWidth === w", arg=width, timeout=10_000)
+    time.sleep(0.2)  # the resize reaches the widgets' observers

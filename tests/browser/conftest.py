@@ -74,9 +74,10 @@ def _server(argv, url, log_path, env=None, timeout=120):
 
 @pytest.fixture(scope="session")
 def voila_url(tmp_path_factory):
-    """The app (notebooks/app.ipynb) served by Voila with ldpviz's offline-safe template."""
+    """Voila with ldpviz's offline-safe template on notebooks/: the app is at
+    ``{url}voila/render/app.ipynb``, a course notebook at ``{url}voila/render/<name>``."""
     port = _free_port()
-    argv = [str(BIN / "voila"), "notebooks/app.ipynb", "--no-browser", f"--port={port}",
+    argv = [str(BIN / "voila"), "notebooks/", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1", "--template=ldpviz"]
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
     log = tmp_path_factory.mktemp("voila") / "voila.log"
@@ -84,11 +85,10 @@ def voila_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="session")
-def lab_url(tmp_path_factory):
-    """JupyterLab on a copy of notebooks/ (so running cells never edits the repository)."""
-    root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+@contextmanager
+def lab_server(root):
+    """JupyterLab on the notebooks in ``root / "notebooks"``, its settings and logs in ``root``;
+    yields the server's base URL."""
     settings = root / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # Keep every cell in the DOM (no virtual scrolling), so all outputs can be inspected.
@@ -102,6 +102,15 @@ def lab_url(tmp_path_factory):
             f"--LabApp.workspaces_dir={root / 'workspaces'}"]
     with _server(argv, f"http://127.0.0.1:{port}/lab", root / "lab.log") as url:
         yield url.removesuffix("/lab")
+
+
+@pytest.fixture(scope="session")
+def lab_url(tmp_path_factory):
+    """JupyterLab on a copy of notebooks/ (so running cells never edits the repository)."""
+    root = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    with lab_server(root) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -141,7 +150,8 @@ class Page:
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    """A 1366 x 768 page (a laptop, or a projector's common resolution)."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
     try:
         yield Page(context.new_page())
     finally:

@@ -1,10 +1,13 @@
 """The app as a student sees it: Voila in headless Chromium, every tab, real mouse drags.
 
-For each explorer tab: the plots are drawn, two slider handles are dragged with the mouse and
-the plotted data must change within a second (a plot that stops listening while its readout
-still updates is a failure a student would see). A screenshot of each tab in its default state
-is saved (``LDPVIZ_SCREENSHOT_DIR``, used by ``make screenshots``, else a temporary folder), and
-the median time from mouse release to redraw is printed.
+For each explorer tab, at 1366 x 768 and 1024 x 768: the plots are drawn, every figure fits its
+box and the viewport, uses the box's width, and no title, axis title, tick label, legend or
+colour bar is clipped or overlaps another (``check_layout``). Two slider handles are dragged with
+the mouse and the plotted data must change within a second. A slow drag of the epsilon slider
+must move the picture while the handle moves and end on exactly the picture of the final
+value. A course notebook rendered by Voila is held to the same layout checks. Screenshots of
+each tab (``LDPVIZ_SCREENSHOT_DIR``, used by ``make screenshots``, else a temporary folder) are
+saved at 1366 px, and of the app as it opens at 1024 px.
 """
 
 import os
@@ -12,14 +15,18 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
-from _browser import DRAWN_PLOTS, PLOT_SIGNATURE
+from _browser import DRAWN_PLOTS, PLOT_SIGNATURE, VIEWPORTS, check_layout, resize
+
+from ldpviz.viz import views
 
 pytestmark = pytest.mark.browser
 
 TABS = ["Partition", "Surface", "λ* and masks", "Trade-off", "BCDP (correlated)"]
 SLUGS = ["partition", "surface", "lambda", "tradeoff", "bcdp"]
 REDRAW_LIMIT_MS = 1000
+NOTEBOOK = "02_histoftree_step_by_step.ipynb"  # partition and surface explorers, and plots
 
 
 def _screenshot_dir(tmp_path):
@@ -33,16 +40,38 @@ def _panel(page):
     return page.locator(".widget-tab-contents > .widget-vbox:not(.lm-mod-hidden)").first
 
 
-def _wait_drawn(page, panel, what):
-    handle = panel.element_handle()
+def _wait_drawn(page, root, what, count=1):
+    handle = root.element_handle() if root is not None else None
     try:
         page.wait_for_function(
-            f"(root) => {{ const p = ({DRAWN_PLOTS})(root); "
-            "return p.length > 0 && p.every(x => x.svg > 0 && x.points > 0 && x.width > 0); }",
-            arg=handle, timeout=30_000)
+            f"([root, n]) => {{ const p = ({DRAWN_PLOTS})(root); "
+            "return p.length >= n && p.every(x => x.svg > 0 && x.points > 0 && x.width > 0); }",
+            arg=[handle, count], timeout=60_000)
     except Exception as exc:
         raise AssertionError(f"{what}: the plots were not drawn ({exc})") from exc
-    return panel.evaluate(DRAWN_PLOTS)
+
+
+def _open(page, url):
+    page.goto(url, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+
+
+def _tab(page, tab):
+    page.locator(".lm-TabBar-tab", has_text=tab).first.click()
+    panel = _panel(page)
+    _wait_drawn(page, panel, f"tab {tab!r}")
+    return panel
+
+
+def _shoot(page, panel, path):
+    """A screenshot of the whole tab: the viewport grows to the panel's height for it."""
+    size = page.viewport_size
+    box = panel.bounding_box()
+    resize(page, size["width"], max(size["height"], int(box["y"] + box["height"] + 24)))
+    time.sleep(0.8)
+    page.screenshot(path=str(path))
+    resize(page, size["width"], size["height"])
+    time.sleep(0.3)
 
 
 def _drag(page, handle, dx):
@@ -56,23 +85,26 @@ def _drag(page, handle, dx):
     return time.perf_counter()
 
 
-def test_every_tab_draws_and_redraws_on_slider_drags(page, voila_url, tmp_path):
+def test_every_tab_fits_draws_and_redraws_on_slider_drags(page, voila_url, tmp_path):
     p = page.page
-    p.goto(voila_url, timeout=120_000)
-    p.wait_for_selector(".js-plotly-plot", timeout=120_000)
     folder = _screenshot_dir(tmp_path)
+    small, large = VIEWPORTS[1], VIEWPORTS[0]
+    resize(p, *small)  # a projector: the app as it opens
+    _open(p, f"{voila_url}voila/render/app.ipynb")
+    panel = _tab(p, TABS[0])
+    check_layout(p, f"app, tab {TABS[0]!r}, {small[0]} x {small[1]}", panel)
+    _shoot(p, panel, folder / f"app_{small[0]}.png")
+    resize(p, *large)
     redraw_ms = []
     for tab, slug in zip(TABS, SLUGS, strict=True):
-        p.locator(".lm-TabBar-tab", has_text=tab).first.click()
-        panel = _panel(p)
-        plots = _wait_drawn(p, panel, f"tab {tab!r}")
-        assert plots, f"tab {tab!r}: no visible plot"
-        p.screenshot(path=str(folder / f"app_{slug}.png"))  # the default view, for the README
+        panel = _tab(p, tab)
+        check_layout(p, f"app, tab {tab!r}, {large[0]} x {large[1]}", panel)
+        _shoot(p, panel, folder / f"app_{slug}.png")  # the default view, for the README
         handles = panel.locator(".noUi-handle")
         assert handles.count() >= 2, f"tab {tab!r}: fewer than two sliders"
         for index in range(2):
             before = panel.evaluate(PLOT_SIGNATURE)
-            released = _drag(p, handles.nth(index), dx=-40 if index else 40)
+            released = _drag(p, handles.nth(index), dx=-60 if index else 60)
             try:
                 p.wait_for_function(f"([root, before]) => ({PLOT_SIGNATURE})(root) !== before",
                                     arg=[panel.element_handle(), before], polling="raf",
@@ -81,10 +113,85 @@ def test_every_tab_draws_and_redraws_on_slider_drags(page, voila_url, tmp_path):
                 pytest.fail(f"tab {tab!r}: dragging slider {index + 1} did not change the "
                             f"plot within {REDRAW_LIMIT_MS} ms")
             redraw_ms.append((time.perf_counter() - released) * 1e3)
-            print(f"{tab} slider {index + 1}: {redraw_ms[-1]:.0f} ms")
         _wait_drawn(p, panel, f"tab {tab!r} after dragging")
+        if tab in ("Partition", "Surface"):  # the personalized protocol has its own legend
+            panel.get_by_text("personalized: γ-mask").click()
+            _wait_drawn(p, panel, f"tab {tab!r}, personalized")
+            check_layout(p, f"app, tab {tab!r}, personalized, {large[0]} x {large[1]}", panel)
+        if tab == "Surface":  # the 3-D view (checked again at the smaller size below)
+            panel.get_by_text("3-D surfaces").click()
+            _wait_drawn(p, panel, "the 3-D surfaces")
+            p.wait_for_function("(root) => root.querySelectorAll('.gl-container canvas').length"
+                                " >= 3", arg=panel.element_handle(), timeout=60_000)
+            check_layout(p, f"app, 3-D surfaces, {large[0]} x {large[1]}", panel)
+    resize(p, *small)
+    for tab in TABS:
+        check_layout(p, f"app, tab {tab!r}, {small[0]} x {small[1]}", _tab(p, tab))
     assert not p.get_by_text("Error displaying widget").count()
     assert not page.external, f"the app fetched from the internet: {page.external}"
     assert not page.console_errors, f"browser console errors: {page.console_errors}"
     print(f"\nredraw after mouse release: median {statistics.median(redraw_ms):.0f} ms, "
           f"max {max(redraw_ms):.0f} ms over {len(redraw_ms)} drags")
+
+
+# Records every redraw of the partition plot: when, and a checksum of the f~ heat map.
+RECORD_REDRAWS = """(gd) => {
+  const checksum = () => { let s = 0, k = 0;
+    for (const row of gd.data[3].z) for (const v of row) s += v * (1 + (k++ % 7));
+    return s; };
+  window.__redraws = [];
+  gd.on('plotly_afterplot', () => window.__redraws.push([performance.now(), checksum()]));
+  const stamp = (name) => (e) => { window[name] = performance.now(); };
+  document.addEventListener('mousedown', stamp('__down'), {capture: true, once: true});
+  document.addEventListener('mouseup', stamp('__up'), {capture: true, once: true});
+}"""
+
+
+def test_a_continuous_drag_moves_the_picture_and_ends_on_the_final_value(page, voila_url):
+    p = page.page
+    _open(p, f"{voila_url}voila/render/app.ipynb")
+    panel = _tab(p, "Partition")
+    check_layout(p, "app, partition tab", panel)
+    gd = panel.locator(".js-plotly-plot").first
+    gd.evaluate(RECORD_REDRAWS)
+    handle = panel.locator(".widget-slider").first.locator(".noUi-handle")
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    p.mouse.move(x, y)
+    p.mouse.down()
+    for step in range(1, 21):  # about one second, handle moving all along
+        p.mouse.move(x + 22 * step, y)
+        time.sleep(0.05)
+    p.mouse.up()
+    quiet = 0
+    for _ in range(60):  # until the picture has been still for a second
+        time.sleep(0.1)
+        quiet = quiet + 1 if p.evaluate("() => performance.now() - "
+                                        "(window.__redraws.at(-1) || [0])[0]") > 1000 else 0
+        if quiet:
+            break
+    redraws, down, up = p.evaluate("() => [window.__redraws, window.__down, window.__up]")
+    during = [c for t, c in redraws if down < t <= up]
+    assert len(set(during)) >= 2, (
+        f"the picture changed {len(set(during))} times while the handle moved for "
+        f"{(up - down) / 1e3:.1f} s")
+    final = float(panel.locator(".widget-slider").first.locator(".widget-readout")
+                  .inner_text())
+    expected = views.partition_view(epsilon=final)["z"]
+    drawn = np.array(gd.evaluate("(gd) => gd.data[3].z"), dtype=float)
+    assert np.allclose(drawn, expected), f"the picture is not that of ε = {final}"
+    times = [t for t, _ in redraws if down < t <= up]
+    gaps = np.diff([down, *times])
+    settle = max((t for t, _ in redraws), default=up) - up
+    print(f"\ncontinuous drag: {len(times)} redraws in {(up - down) / 1e3:.2f} s, longest gap "
+          f"{gaps.max():.0f} ms; final picture {max(settle, 0):.0f} ms after release")
+
+
+def test_a_notebook_rendered_by_voila_fits(page, voila_url):
+    p = page.page
+    _open(p, f"{voila_url}voila/render/{NOTEBOOK}")
+    _wait_drawn(p, None, NOTEBOOK, count=2)
+    for width, height in VIEWPORTS:
+        resize(p, width, height)
+        check_layout(p, f"{NOTEBOOK} in Voila, {width} x {height}")
+    assert not page.external and not page.console_errors, (page.external, page.console_errors)

@@ -1,8 +1,10 @@
 """Every numbered notebook, run in JupyterLab in headless Chromium.
 
 Runs all cells through JupyterLab's own command, then checks what a student would see: no
-error output, no "Error displaying widget", every plotly FigureWidget drawn with data, and
-nothing fetched from the internet.
+error output, no "Error displaying widget", every plotly FigureWidget drawn with data, every
+figure whole and legible at 1366 x 768 and 1024 x 768 (``check_layout``: fits its output area
+and the viewport, uses its width, no label clipped or overlapping), and nothing fetched from the
+internet.
 """
 
 import json
@@ -11,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _browser import DRAWN_PLOTS, ROOT
+from _browser import DRAWN_PLOTS, ROOT, VIEWPORTS, check_layout, resize
 
 pytestmark = pytest.mark.browser
 
@@ -76,6 +78,9 @@ def test_notebook_runs_clean_in_jupyterlab(page, lab_url, name):
         except Exception:
             plots = p.evaluate(DRAWN_PLOTS)
             pytest.fail(f"{name}: {expected} explorers, but the visible plots are {plots}")
+        for width, height in VIEWPORTS:
+            resize(p, width, height)
+            check_layout(p, f"{name} in JupyterLab, {width} x {height}")
     assert not page.external, f"{name}: fetched from the internet: {page.external}"
     assert not page.console_errors, f"{name}: browser console errors: {page.console_errors}"
     print(f"\n{name}: ran in JupyterLab in {time.perf_counter() - start:.1f} s, "

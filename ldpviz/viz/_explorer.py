@@ -1,0 +1,578 @@
+"""What every explorer shares: the Explorer box, its controls, and figures that fit their box.
+
+A figure follows the width of the box it is shown in: a tiny front-end probe (:class:`WidthProbe`)
+reports the box's width to the kernel, and :class:`Panels` lays the figure's panels out for
+that width, side by side or stacked when they would be too narrow, with every gap in pixels so
+tick labels, axis titles, legends and colour bars keep their room at any width.
+"""
+
+from __future__ import annotations
+
+import time
+from copy import deepcopy
+from dataclasses import dataclass
+
+import anywidget
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+import traitlets
+from plotly.serializers import custom_serializers
+
+from . import views
+from ._plotly_bundle import FIGURE_ESM, SHARED_BUNDLE, PlotlyBundle
+
+FONT = {"size": 15}
+TITLE_FONT = {"size": 18}
+PANEL_TITLE_FONT = {"size": 15}
+# Okabe-Ito: distinguishable under the common colour-vision deficiencies.
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, YELLOW, BLACK = COLORS
+GREY = "#7f7f7f"
+HEATMAP_SCALE = "Viridis"
+DEFAULT_WIDTH = 900  # until the first box reports its width
+CONTROL_STYLE = {"description_width": "150px"}
+
+# ε with readable stops, about evenly spaced on a log scale
+EPSILON_STOPS = (0.125, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+GAMMA_STOPS = (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)
+
+
+# ----------------------------------------------------------------------------------------------
+# The width of the box a figure is shown in
+# ----------------------------------------------------------------------------------------------
+class WidthProbe(anywidget.AnyWidget):
+    """An invisible element that reports the width of the box it sits in, in CSS pixels.
+
+    A ResizeObserver watches the box; a change is sent after 60 ms of quiet. Growing by less
+    than 24 px is ignored: a scroll bar that comes and goes with the figure's height would
+    otherwise make the figure oscillate between two widths. A report is numbered (``seq``) and
+    sent again until the kernel acknowledges it (``ack``): a message sent before the page's
+    connection to the kernel is up would otherwise be lost.
+    """
+
+    _esm = """
+    export default {
+      render({ model, el }) {
+        el.style.cssText = "width: 100%; height: 0; overflow: hidden; margin: 0; padding: 0;";
+        let timer = null, retry = null, sent = 0, seq = 0, tries = 0;
+        const post = () => {
+          clearTimeout(retry);
+          if (model.get("ack") === seq || tries > 60) return;
+          tries += 1;
+          model.set("width", sent);
+          model.set("seq", seq);
+          model.save_changes();
+          retry = setTimeout(post, 500);
+        };
+        const measure = () => {
+          const width = Math.floor(el.getBoundingClientRect().width);
+          if (width <= 0 || width === sent || (width > sent && sent && width - sent < 24)) return;
+          sent = width; seq = Math.max(seq, model.get("ack")) + 1; tries = 0;
+          post();
+        };
+        const observer = new ResizeObserver(() => {
+          clearTimeout(timer);
+          timer = setTimeout(measure, 60);
+        });
+        observer.observe(el);
+        return () => { observer.disconnect(); clearTimeout(timer); clearTimeout(retry); };
+      }
+    };
+    """
+    width = traitlets.Int(0).tag(sync=True)
+    seq = traitlets.Int(0).tag(sync=True)
+    ack = traitlets.Int(0).tag(sync=True)
+    last_width = 0  # the last width any probe reported: the first guess for a new figure
+
+    @traitlets.observe("seq")
+    def _acknowledge(self, change):
+        self.ack = change["new"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Panels of a figure, side by side or stacked
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Panel:
+    """One subplot: ``kind`` "xy" (axes ``xaxis{n}``) or "scene" (3-D), its share of a row
+    (``weight``), a ``height`` in px (None: as tall as the row, ``stacked_height`` when
+    stacked) or ``square``, the number of entries of its own ``legend`` (drawn below it) and
+    whether a colour bar stands to its right."""
+
+    title: str = ""
+    kind: str = "xy"
+    weight: float = 1.0
+    height: int | None = 330
+    square: bool = False
+    legend: int = 0
+    colorbar: bool = False
+    min_width: int = 230
+    stacked_height: int = 240
+    note: str = ""  # lines (joined by <br>) written below the panel's legend
+    gap: int | None = None  # px to the next panel when side by side (None: room for y labels)
+    shared_y: bool = False  # side by side, its y labels are those of the panel to its left
+
+
+class Panels:
+    """The geometry of a figure's panels at a given width (all sizes in CSS pixels).
+
+    Side by side when every panel gets at least its ``min_width``; otherwise stacked, one
+    panel per row. Each panel block is, from the top: its title, the plot, the x-axis ticks and
+    title, its legend. ``legend`` > 0 adds one legend for the whole figure below everything,
+    its entries in as many columns as fit. Returns plotly layout updates, so the same figure
+    reflows in place.
+    """
+
+    TITLE_H = 34  # a panel title above the plot
+    AXIS_H = 62  # x tick labels and x-axis title below the plot
+    LEGEND_ROW = 23
+    NOTE_LINE = 19
+    LEGEND_COLUMN = 330  # px per entry of the figure-wide legend
+    GAP_X = 95  # y tick labels and y-axis title of the next panel
+    COLORBAR_W = 100  # bar, its tick labels and its title
+    LEFT, RIGHT, TOP, BOTTOM = 80, 20, 56, 8
+    MAX_SQUARE = 460
+
+    def __init__(self, panels, legend=0, axis_titles=True):
+        self.panels = list(panels)
+        self.legend = legend
+        self.axis_h = self.AXIS_H if axis_titles else 30
+
+    def _gap(self, left):
+        return (self.GAP_X if left.gap is None else left.gap) + (
+            self.COLORBAR_W if left.colorbar else 0)
+
+    def _row_width(self, width):
+        last = self.COLORBAR_W if self.panels[-1].colorbar else 0
+        return (width - self.LEFT - self.RIGHT - last
+                - sum(self._gap(p) for p in self.panels[:-1]))
+
+    def side_by_side(self, width):
+        plot, total = self._row_width(width), sum(p.weight for p in self.panels)
+        return len(self.panels) == 1 or all(plot * p.weight / total >= p.min_width
+                                            for p in self.panels)
+
+    def _legend_h(self, entries, columns=1):
+        rows = -(-entries // columns)
+        return self.LEGEND_ROW * rows + 12 if entries else 0
+
+    def _below(self, panel):
+        """Height of what goes below a panel's x axis: its legend and its note."""
+        lines = panel.note.count("<br>") + 1 if panel.note else 0
+        return self._legend_h(panel.legend) + self.NOTE_LINE * lines
+
+    def legend_columns(self, width):
+        return max(1, int((width - self.LEFT - self.RIGHT) // self.LEGEND_COLUMN))
+
+    def boxes(self, width):
+        """Each panel's plot box (x0, x1, y0, y1) in px from the top left, and the bottom of
+        the panels (where a figure-wide legend starts)."""
+        width = int(width)
+        if not self.side_by_side(width):
+            return self._stacked(width)
+        total = sum(p.weight for p in self.panels)
+        shares = [self._row_width(width) * p.weight / total for p in self.panels]
+        squares = [s for s, p in zip(shares, self.panels, strict=True) if p.square]
+        side = min([*squares, self.MAX_SQUARE]) if squares else None
+        fixed = [side if p.square else p.height for p in self.panels]
+        height = max([h for h in fixed if h] or [330])
+        spare = sum(s - side for s, p in zip(shares, self.panels, strict=True) if p.square)
+        x, boxes = self.LEFT + spare / 2, []
+        top = self.TOP + self.TITLE_H
+        for share, panel, h in zip(shares, self.panels, fixed, strict=True):
+            w = side if panel.square else share
+            boxes.append((x, x + w, top, top + (h or height)))
+            x += w + self._gap(panel)
+        bottom = top + height + self.axis_h + max(self._below(p) for p in self.panels)
+        return boxes, bottom
+
+    def _stacked(self, width):
+        y, boxes = self.TOP, []
+        for panel in self.panels:
+            cbar = self.COLORBAR_W if panel.colorbar else 0
+            w = width - self.LEFT - self.RIGHT - cbar
+            if panel.square:
+                w = min(w, self.MAX_SQUARE)
+            h = w if panel.square else panel.height or panel.stacked_height
+            y += self.TITLE_H
+            boxes.append((self.LEFT, self.LEFT + w, y, y + h))
+            y += h + self.axis_h + self._below(panel) + 14
+        return boxes, y - 14
+
+    def layout(self, width):
+        """(layout updates, colour-bar updates per panel index) for a figure ``width`` px wide."""
+        width = int(width)
+        boxes, bottom = self.boxes(width)
+        columns = self.legend_columns(width)
+        height = bottom + self._legend_h(self.legend, columns) + self.BOTTOM
+        pw, ph = width - self.LEFT - self.RIGHT, height - self.TOP - self.BOTTOM
+
+        def fx(px):  # pixels from the left edge -> paper fraction
+            return (px - self.LEFT) / pw
+
+        def fy(px):  # pixels from the top edge -> paper fraction (0 at the bottom)
+            return 1 - (px - self.TOP) / ph
+
+        out = {"width": width, "height": round(height), "autosize": False,
+               "margin": {"l": self.LEFT, "r": self.RIGHT, "t": self.TOP, "b": self.BOTTOM},
+               "annotations": [], "title": {"x": 12 / width, "xref": "container",
+                                            "xanchor": "left", "y": 1 - 14 / height,
+                                            "yanchor": "top"}}
+        if self.legend:
+            out["legend"] = {"x": 0, "y": fy(bottom), "xanchor": "left", "yanchor": "top",
+                             "orientation": "h", "entrywidth": 1 / columns,
+                             "entrywidthmode": "fraction", "xref": "paper", "yref": "paper",
+                             "bgcolor": "rgba(255,255,255,0)"}
+        colorbars = {}
+        for i, (panel, (x0, x1, y0, y1)) in enumerate(zip(self.panels, boxes, strict=True)):
+            n = "" if i == 0 else str(i + 1)
+            domain_x, domain_y = [fx(x0), fx(x1)], [fy(y1), fy(y0)]
+            if panel.kind == "scene":
+                out[f"scene{n}"] = {"domain": {"x": domain_x, "y": domain_y}}
+            else:
+                out[f"xaxis{n}"] = {"domain": domain_x}
+                out[f"yaxis{n}"] = {"domain": domain_y}
+                if panel.shared_y:
+                    out[f"yaxis{n}"]["showticklabels"] = not self.side_by_side(width)
+            if panel.title:
+                out["annotations"].append({
+                    "text": panel.title, "showarrow": False, "xref": "paper", "yref": "paper",
+                    "x": fx((x0 + x1) / 2), "y": fy(y0 - 10), "xanchor": "center",
+                    "yanchor": "bottom", "font": PANEL_TITLE_FONT})
+            if panel.legend:
+                out[f"legend{n}"] = {"x": fx(x0), "y": fy(y1 + self.axis_h),
+                                     "xanchor": "left", "yanchor": "top", "orientation": "v",
+                                     "xref": "paper", "yref": "paper",
+                                     "bgcolor": "rgba(255,255,255,0)"}
+            if panel.note:
+                out["annotations"].append({
+                    "text": panel.note, "showarrow": False, "xref": "paper", "yref": "paper",
+                    "x": fx(x0), "y": fy(y1 + self.axis_h + self._legend_h(panel.legend)),
+                    "xanchor": "left", "yanchor": "top", "align": "left",
+                    "font": {"size": 13, "color": "#333333"}})
+            if panel.colorbar:
+                colorbars[i] = {"x": fx(x1 + 14), "xref": "paper", "xanchor": "left",
+                                "y": fy((y0 + y1) / 2), "yref": "paper", "yanchor": "middle",
+                                "len": (y1 - y0) / ph, "lenmode": "fraction", "thickness": 16}
+        return out, colorbars
+
+
+# ----------------------------------------------------------------------------------------------
+# Figures (plotly's widget code comes once per page, :mod:`._plotly_bundle`)
+# ----------------------------------------------------------------------------------------------
+def _report_trait():
+    return traitlets.Dict(allow_none=True).tag(sync=True, echo_update=False,
+                                                **custom_serializers)
+
+
+class Figure(go.FigureWidget):
+    """A plotly FigureWidget for the explorers: lighter on the kernel, and never left behind.
+
+    After every redraw the browser reports the defaults plotly filled in (``traceDeltas``);
+    plotly's handler merges them into Python-side defaults, which takes the kernel tens to
+    hundreds of milliseconds per redraw, during which it cannot take the next slider value,
+    and ipywidgets echoes each report back to the browser. The explorers never read those
+    defaults: here a report only closes the edit it answers, and nothing is echoed.
+    Interactions (rotating a 3-D scene, zooming) still reach Python.
+
+    Its front-end code is plotly's, shared through :class:`PlotlyBundle`.
+    """
+
+    if SHARED_BUNDLE is not None:
+        _esm = FIGURE_ESM
+
+    _js2py_traceDeltas = _report_trait()
+    _js2py_relayout = _report_trait()
+    _js2py_restyle = _report_trait()
+    _js2py_update = _report_trait()
+
+    def __init__(self, *args, **kwargs):
+        PlotlyBundle.shared()  # the page gets plotly's code before (or with) this figure
+        super().__init__(*args, **kwargs)
+        self._ldpviz_drawn = False
+
+    @traitlets.observe("_js2py_traceDeltas")
+    def _handler_js2py_traceDeltas(self, change):
+        if not change["new"]:
+            return
+        if not self._ldpviz_drawn and hasattr(self, "_ldpviz_panels"):
+            # A view's first drawing: the edits sent while it was loading may have come during
+            # it. Send the geometry again; from now on edits reach the view as messages.
+            self._ldpviz_drawn = True
+            refit(self)
+        self._ldpviz_drawn = True
+        if change["new"]["trace_edit_id"] == self._last_trace_edit_id:
+            self._trace_edit_in_process = False
+
+
+def new_figure(panels, title, traces, **layout):
+    """A :class:`Figure` with one axis pair (or scene) per panel, laid out by ``panels``."""
+    fig = Figure()
+    for i, panel in enumerate(panels.panels):
+        n = "" if i == 0 else str(i + 1)
+        if panel.kind == "xy":
+            anchors = {"anchor": f"y{n}"}
+            fig.layout[f"xaxis{n}"] = {**anchors, "automargin": False}
+            fig.layout[f"yaxis{n}"] = {"anchor": f"x{n}", "automargin": False}
+    fig.add_traces(traces)
+    fig.update_layout(title={"text": title, "font": TITLE_FONT}, font=FONT,
+                      template="plotly_white", showlegend=True, **layout)
+    fig.update_xaxes(title_standoff=6, ticks="outside", ticklen=4)
+    fig.update_yaxes(title_standoff=6, ticks="outside", ticklen=4)
+    fig._ldpviz_panels = panels
+    fit_width(fig, WidthProbe.last_width or DEFAULT_WIDTH)
+    return fig
+
+
+def set_y_title(fig, text):
+    """The y-axis title of the first panel, repeated on panels sharing it when stacked."""
+    panels = fig._ldpviz_panels
+    stacked = not panels.side_by_side(fig._ldpviz_width)
+    for i, panel in enumerate(panels.panels):
+        if i == 0 or panel.shared_y:
+            axis = fig.layout[f"yaxis{'' if i == 0 else i + 1}"]
+            retitle(axis, text if i == 0 or stacked else "")
+
+
+def refit(fig):
+    """Lay ``fig`` out again at its current width (after a panel's note changed, or for a
+    view that may have missed an edit)."""
+    fig._ldpviz_fitted = None
+    fit_width(fig, fig._ldpviz_width)
+
+
+def fit_width(fig, width):
+    """Lay ``fig`` out for ``width`` px (a relayout only if something changed)."""
+    fig._ldpviz_width = width
+    panels = fig._ldpviz_panels
+    layout, colorbars = panels.layout(width)
+    key = (int(width), tuple((p.legend, p.title, p.note) for p in panels.panels),
+           panels.legend)
+    if getattr(fig, "_ldpviz_fitted", None) == key:
+        return
+    fig._ldpviz_fitted = key
+    with fig.batch_update():
+        fig.update_layout(layout)
+        set_y_title(fig, fig.layout.yaxis.title.text)
+        for trace in fig.data:
+            if "colorbar" in trace and _panel_of(trace) in colorbars:
+                trace.colorbar.update(colorbars[_panel_of(trace)])
+    if not getattr(fig, "_ldpviz_drawn", False):
+        sync_figure(fig)
+
+
+def sync_figure(fig):
+    """Copy the figure's current state into the traits a new browser view starts from.
+
+    plotly's FigureWidget does this only when it is displayed itself (not inside a box or a
+    tab), and a view misses the edits sent while its code was loading: it starts from this.
+    """
+    fig._widget_layout = deepcopy(fig._layout_obj._props)
+    fig._widget_data = deepcopy(fig._data)
+
+
+def _same(a, b):
+    if a is None or b is None:
+        return a is b
+    try:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and bool(np.all((a == b) | ((a != a) & (b != b))))
+    except (TypeError, ValueError):
+        return False
+
+
+def set_trace(trace, **props):
+    """Update only the properties of ``trace`` that changed: an unchanged trace costs the
+    browser nothing, and a figure whose data did not change at all is not recomputed."""
+    changed = {k: v for k, v in props.items() if not _same(trace[k], v)}
+    if changed:
+        trace.update(changed)
+
+
+def set_shapes(fig, shapes):
+    """Replace the figure's shapes (plain dicts) only if they changed."""
+    if getattr(fig, "_ldpviz_shapes", None) != shapes:
+        fig.layout.shapes = shapes
+        fig._ldpviz_shapes = shapes
+
+
+def vline(index, name=None, color=BLACK, dash="dot"):
+    """A vertical line on panel ``index``, as a trace (moving it redraws no layout); its
+    legend entry below the panel if it has a ``name``."""
+    return on_panel(go.Scatter(mode="lines", name=name or "", hoverinfo="skip",
+                               line={"color": color, "dash": dash, "width": 2.5}),
+                    index, "panel" if name else None)
+
+
+def set_vline(trace, x, values, log=False):
+    """Place a :func:`vline` at ``x``, spanning the finite (on a ``log`` axis: positive)
+    ``values`` of its panel."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & ((values > 0) | (not log))]
+    set_trace(trace, x=[x, x], y=[float(values.min()), float(values.max())])
+
+
+def _panel_of(trace):
+    ref = (trace.scene if isinstance(trace, go.Surface) else trace.xaxis) or ""
+    digits = ref.removeprefix("scene").removeprefix("x")
+    return int(digits) - 1 if digits else 0
+
+
+def on_panel(trace, index, legend="panel"):
+    """Put ``trace`` on panel ``index``; its legend entry goes below that panel ("panel"),
+    in the figure-wide legend ("figure") or nowhere (None)."""
+    n = "" if index == 0 else str(index + 1)
+    if isinstance(trace, go.Surface):
+        trace.scene = f"scene{n}"
+    else:
+        trace.xaxis, trace.yaxis = f"x{n}", f"y{n}"
+    if legend == "panel":
+        trace.legend = f"legend{n}"
+    elif legend is None:
+        trace.showlegend = False
+    return trace
+
+
+# ----------------------------------------------------------------------------------------------
+# Log axes: one tick style everywhere
+# ----------------------------------------------------------------------------------------------
+def set_log_ticks(axis, values):
+    """Apply :func:`log_ticks` to a plotly axis (no relayout when they are unchanged)."""
+    ticks, text = views.log_ticks(values)
+    if tuple(axis.tickvals or ()) != tuple(ticks):
+        axis.update(type="log", tickmode="array", tickvals=ticks, ticktext=text)
+
+
+# ----------------------------------------------------------------------------------------------
+# Controls
+# ----------------------------------------------------------------------------------------------
+def _stops_slider(description, value, stops, wide=False, continuous=True):
+    """A slider over a few readable values (ε, γ): evenly spaced stops on a log-like scale."""
+    return choice_slider(description, [(f"{v:g}", float(v)) for v in stops], float(value),
+                         continuous, wide)
+
+
+def epsilon_slider(value, low=0.25, high=64, description="ε (privacy budget)",
+                   continuous=True):
+    stops = [e for e in EPSILON_STOPS if low <= e <= high]
+    return _stops_slider(description, value, stops, wide=True, continuous=continuous)
+
+
+def gamma_slider(value=1.0):
+    return _stops_slider("γ (tail of W)", value, GAMMA_STOPS)
+
+
+def choice_slider(description, options, value, continuous=True, wide=False):
+    """A slider over labelled values, e.g. ``[("1,000", 1000), ...]``; a ``wide`` one gets a
+    row of its own in an explorer (a long track)."""
+    slider = W.SelectionSlider(options=options, value=value, description=description,
+                               continuous_update=continuous, style=CONTROL_STYLE,
+                               layout=_control_layout(wide))
+    slider.wide = wide
+    return slider
+
+
+def int_slider(description, value, low, high, step=1, continuous=True):
+    return W.IntSlider(value=value, min=low, max=high, step=step, description=description,
+                       continuous_update=continuous, style=CONTROL_STYLE,
+                       layout=_control_layout())
+
+
+def float_slider(description, value, low, high, step, continuous=True):
+    return W.FloatSlider(value=value, min=low, max=high, step=step, description=description,
+                         continuous_update=continuous, style=CONTROL_STYLE,
+                         readout_format=".2f", layout=_control_layout())
+
+
+def dropdown(description, options, value):
+    return W.Dropdown(options=options, value=value, description=description,
+                      style=CONTROL_STYLE, layout=_control_layout())
+
+
+def toggle(description, options, value):
+    return W.ToggleButtons(options=options, value=value, description=description,
+                           style={**CONTROL_STYLE, "button_width": "auto"},
+                           layout=_control_layout())
+
+
+def _control_layout(wide=False):
+    return W.Layout(width="100%" if wide else "auto", min_width="0")
+
+
+def readout_html(items):
+    cells = "".join(f"<span style='display:inline-block;margin-right:22px'><b>{k}</b> {v}</span>"
+                    for k, v in items)
+    return f"<div style='font-size:15px;line-height:1.6;white-space:normal'>{cells}</div>"
+
+
+# ----------------------------------------------------------------------------------------------
+# The explorer box
+# ----------------------------------------------------------------------------------------------
+class Explorer(W.VBox):
+    """A VBox with named ``controls``, its ``figures``, a ``readout`` and an ``update`` hook.
+
+    Controls sit in a grid that wraps with the width (the ε slider has a row of its own: a
+    long track); the figures follow the width of the box (:class:`WidthProbe`). Sliders update
+    while they move: the front end keeps at most one change of a slider in flight and merges
+    the later ones into the next message, so the kernel never works through a backlog and the
+    latest value always wins. ``last_update_seconds`` is the kernel-side time of the last
+    recompute and redraw.
+    """
+
+    def __init__(self, controls, figures, readout, update, title, extra=None, panels=None,
+                 note=None):
+        self.controls = controls
+        self.figures = figures
+        self.readout = readout
+        self._update = update
+        self.last_update_seconds = float("nan")
+        self.probe = WidthProbe()
+        readout.layout.width = "100%"
+        header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
+                        + (f"<div style='font-size:14px;color:#444'>{note}</div>" if note
+                           else ""))
+        wide = [w for w in controls.values() if getattr(w, "wide", False)]
+        grid = W.GridBox([w for w in controls.values() if w not in wide] + list(extra or []),
+                         layout=W.Layout(grid_template_columns="repeat(auto-fill, minmax(330px,"
+                                                               " 1fr))",
+                                         grid_gap="2px 18px", width="100%"))
+        body = [header, *wide, grid, readout, self.probe, *(panels or figures)]
+        super().__init__(body, layout=W.Layout(width="100%", min_width="0"))
+        for widget in controls.values():
+            if hasattr(widget, "value"):
+                widget.observe(self.update, names="value")
+        self.probe.observe(self._fit, names="width")
+        self.update()
+        self._sync_figures()
+
+    @property
+    def width(self):
+        return self.probe.width or WidthProbe.last_width or DEFAULT_WIDTH
+
+    def _fit(self, change):
+        WidthProbe.last_width = change["new"]
+        for fig in self.figures:
+            fit_width(fig, change["new"])
+
+    def _sync_figures(self):
+        for fig in self.figures:
+            sync_figure(fig)
+
+    def _repr_mimebundle_(self, **kwargs):
+        self._sync_figures()
+        return super()._repr_mimebundle_(**kwargs)
+
+    def update(self, change=None):
+        start = time.perf_counter()
+        self._update()
+        for fig in self.figures:
+            if not fig._ldpviz_drawn:  # not drawn yet: a view to come starts from this
+                sync_figure(fig)
+        self.last_update_seconds = time.perf_counter() - start
+
+
+def retitle(obj, text):
+    """Set a title only if it changed: any relayout makes plotly redraw the whole figure."""
+    if obj.title.text != text:
+        obj.title.text = text
