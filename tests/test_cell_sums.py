@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ldpviz
+from ldpviz import _cell_groups
 from ldpviz.mechanisms import (
     _grr_constants,
     _rr_constants,
@@ -41,12 +42,13 @@ def _population(part, n, rng):
     return X, W, y
 
 
-@pytest.mark.parametrize("n_users", [20, 400])  # a small group (flat entries) / a dense block
-def test_rr_bit_sums_have_the_exact_binomial_law(partition, n_users):
+@pytest.mark.parametrize("dense", [False, True])  # flat entries / dense blocks of users
+def test_rr_bit_sums_have_the_exact_binomial_law(monkeypatch, partition, dense):
     """Identical users: the bit sum of their own cell is Binomial(N, 1 - q), of every other
     potential cell Binomial(N, q); y-weighted sums have mean and variance of independent
     Bernoulli bits (sum y q and sum y^2 q (1 - q)); cells outside V_i get exactly 0."""
-    epsilon, reps = 1.5, 1500
+    monkeypatch.setattr(_cell_groups, "_DENSE_GROUP", 32 if dense else 10**9)
+    epsilon, reps, n_users = 1.5, 1500, 300
     x = np.array([0.1, 0.7, 0.4])
     w = np.array([True, True, False])
     X, W = np.tile(x, (n_users, 1)), np.tile(w, (n_users, 1))
@@ -71,9 +73,10 @@ def test_rr_bit_sums_have_the_exact_binomial_law(partition, n_users):
         assert np.all(np.abs(got.var(0, ddof=1) / var - 1) < 6 * np.sqrt(2 / reps))
 
 
-def test_rr_sums_agree_with_the_per_user_oracle(partition):
+def test_rr_sums_agree_with_the_per_user_oracle(monkeypatch, partition):
     """Every field of CellSums, aggregated or summed from cell_reports' messages: the same
     means and variances per cell (two-sample tests), on a mix of large and small groups."""
+    monkeypatch.setattr(_cell_groups, "_DENSE_GROUP", 32)  # both paths at this size
     rng = np.random.default_rng(5)
     X, W, y = _population(partition, 300, rng)
     epsilon, reps = 1.0, 400
