@@ -453,7 +453,8 @@ def report_sums(debiased, y_tilde):
 
     ``debiased`` is the (n, n_cells) matrix of V~_i^j (:attr:`CellReports.debiased`),
     ``y_tilde`` the released labels, (n,) or (n, m). What :func:`cell_report_sums` computes
-    chunk by chunk, here from the messages a server would store.
+    without the messages (for GRR from the same draws, for binary RR with the same
+    distribution), here from the messages a server would store.
     """
     V = np.asarray(debiased, dtype=float)
     y = np.asarray(y_tilde, dtype=float)
