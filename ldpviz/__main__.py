@@ -1,6 +1,8 @@
 """Command line: ``python -m ldpviz`` (or ``ldpviz``).
 
 ``reproduce``  run a figure panel or table of the HistOfTree paper; write CSV, PNG / markdown.
+               ``reproduce report`` writes one self-contained HTML page with every figure and
+               table next to the paper's (``--quick``: a 1-minute test of the pipeline).
 ``realdata``   the what-if analysis on your own CSV (:func:`ldpviz.reproduce.whatif.whatif`):
                what protecting the columns you name costs at each epsilon, relative to the
                non-private tree and to label-only privacy, and which method wins; without
@@ -114,9 +116,9 @@ def _parser():
     sub = parser.add_subparsers(dest="command", required=True, metavar="{reproduce,realdata}",
                                 parser_class=_Parser)
 
-    def common(p, reps, default_out):
-        default = (f"default {reps}" if reps else "default 20, or as many as fit in "
-                   "--max-minutes, at least 5")
+    def common(p, reps, default_out, reps_help=None):
+        default = reps_help or (f"default {reps}" if reps else "default 20, or as many as "
+                                "fit in --max-minutes, at least 5")
         p.add_argument("--reps", type=_integer(1, 10_000), default=reps,
                        help=f"replications / random splits ({default}; fewer is faster and "
                             "noisier)")
@@ -130,21 +132,38 @@ def _parser():
                        help="do not read or write OUT/.ldpviz_cache")
         p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
-    rep = sub.add_parser("reproduce", help="reproduce a panel of Figure 2 or Tables 1-3",
+    rep = sub.add_parser("reproduce", help="reproduce a panel of Figure 2, Tables 1-3, or "
+                                           "all of them in one HTML report",
                          description="Reproduce a panel of Figure 2 (CSV + PNG) or one of "
                                      "Tables 1-3 (CSV + markdown). Defaults follow the paper "
-                                     "(50 replications, Appendix C.1 grids).")
-    rep.add_argument("name", choices=figures + tables)
-    common(rep, 50, "ldpviz_results")
+                                     "(50 replications, Appendix C.1 grids). 'report' runs "
+                                     "everything and writes OUT/reproduction.html, one "
+                                     "self-contained page (no external URL) with every figure "
+                                     "and table next to the paper's and a note on each known "
+                                     "discrepancy: about 10 minutes on two cores (--n-jobs 2), "
+                                     "under a minute with --quick.",
+                         epilog="Examples: python -m ldpviz reproduce table1 --label-range all "
+                                "--n-jobs 2; python -m ldpviz reproduce report --out results "
+                                "--n-jobs 2")
+    rep.add_argument("name", choices=figures + tables + ("report",))
+    common(rep, None, "ldpviz_results",
+           reps_help="default 50 as in the paper; report: 30 for Figure 2 and 15 splits per "
+                     "table, to fit 15 minutes on two cores")
     rep.add_argument("--data-home", type=Path, default=None,
                      help="folder with the UCI files (tables; default $LDPVIZ_DATA, then "
-                          "~/ldpviz_data, downloading if missing)")
+                          "~/ldpviz_data, downloading if missing; the report never downloads)")
     rep.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
                      help="tables: UCI datasets (default: abalone qsar-aquatic wine-red "
                           "wine-white; qsar-fish is also available)")
-    rep.add_argument("--label-range", choices=("public", "data"), default="public",
-                     help="tables: the label bound from each dataset's documented public "
-                          "range (default) or read off the labels as the paper does (leaks)")
+    rep.add_argument("--label-range", nargs="+", default=None, metavar="POLICY",
+                     help="tables: the label range, one or more of declared (the scale the "
+                          "dataset's documentation declares; default), independent (the range "
+                          "of independent public data on the same scale, e.g. the other "
+                          "wine's), private (read off the private labels as the paper does: "
+                          "leaks, for comparison only), or all; several are run side by side")
+    rep.add_argument("--quick", action="store_true",
+                     help="report: small samples and grids, 2 replications (tests the "
+                          "pipeline in under a minute; not a reproduction)")
 
     real = sub.add_parser(
         "realdata", help="what-if analysis on your own CSV",
@@ -171,8 +190,16 @@ def _parser():
     real.add_argument("--epsilon", nargs="+", type=_epsilon, default=[1.0, 2.0, 4.0],
                       metavar="E", help="privacy budgets in (0, 1000] (default 1 2 4)")
     real.add_argument("--y-range", nargs=2, type=_real, default=None, metavar=("LO", "HI"),
-                      help="public range of the label, fixed in advance (without it the "
-                           "range is read off the private labels, which leaks)")
+                      help="public range of the label, fixed in advance: the scale the "
+                           "label is declared on, or the range of independent public data on "
+                           "the same scale (say which with --label-range); without it the "
+                           "range is read off the private labels, which leaks")
+    real.add_argument("--label-range", choices=("declared", "independent", "private"),
+                      default=None,
+                      help="where the label range comes from, recorded in the report (the "
+                           "policies of 'reproduce table1'): declared or independent need "
+                           "--y-range; private reads it off the labels (leaks; for comparison "
+                           "only) and takes no --y-range")
     real.add_argument("--x-range", nargs=3, action="append", default=None,
                       metavar=("COL", "LO", "HI"),
                       help="public bounds of a feature column (repeatable); columns without "
@@ -223,10 +250,40 @@ def _run_options(args):
 # ----------------------------------------------------------------------------------------------
 # reproduce
 # ----------------------------------------------------------------------------------------------
-def _reproduce(args):
+def _check_reproduce_options(args):
+    """Options that belong to another kind of target are refused, not ignored."""
+    from .datasets import LABEL_RANGE_POLICIES
+
+    kind = "report" if args.name == "report" else "table" if args.name.startswith("table") \
+        else "figure"
+    if args.quick and kind != "report":
+        raise InputError(f"--quick applies to 'reproduce report' only, not {args.name}.")
+    if args.label_range is not None and kind != "table":
+        raise InputError(f"--label-range applies to tables only (the report runs Table 1 "
+                         f"under every policy), not {args.name}.")
+    if args.datasets is not None and kind == "figure":
+        raise InputError(f"--datasets applies to tables and the report, not {args.name}.")
+    policies = list(args.label_range or ["declared"])
+    if "all" in policies:
+        policies = [p for p in policies if p != "all"] + [
+            p for p in LABEL_RANGE_POLICIES if p not in policies]
+    for policy in policies:
+        if policy not in LABEL_RANGE_POLICIES:
+            raise InputError(f"--label-range must be among {', '.join(LABEL_RANGE_POLICIES)} "
+                             f"or all, got {policy!r}.")
+    if len(set(policies)) < len(policies):
+        raise InputError(f"--label-range names a policy twice: {' '.join(policies)}.")
+    return policies
+
+
+def _reproduce(args, argv):
     from .reproduce import paper
     from .reproduce.whatif_report import markdown_table
 
+    policies = _check_reproduce_options(args)
+    if args.name == "report":
+        return _report(args, argv)
+    args.reps = 50 if args.reps is None else args.reps
     options = _run_options(args)
     if args.name in paper.FIGURES:
         results, best = paper.figure2(args.name, **options)
@@ -240,25 +297,50 @@ def _reproduce(args):
     from .datasets import load_uci
 
     names = args.datasets or list(paper.TABLE_DATASETS)
+    ranges = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # said once below
         try:
-            datasets = [load_uci(name, data_home=args.data_home, y_range=args.label_range)
-                        for name in names]
+            for name in names:  # fail early on missing files and unknown names
+                for policy in policies:
+                    bunch = load_uci(name, data_home=args.data_home, y_range=policy)
+                    ranges.append(f"  {bunch.paper_name} {policy}: ({bunch.y_range[0]:g}, "
+                                  f"{bunch.y_range[1]:g}), {bunch.y_range_source}")
         except (OSError, ValueError) as exc:  # missing data files, unknown names
             raise InputError(str(exc)) from None
-    if args.label_range == "data":
-        warnings.warn("--label-range data reads each label range off the labels, as the "
-                      "paper does: this leaks.", PrivacyWarning, stacklevel=1)
-    best, summary = paper.table(args.name, datasets=datasets, **options)
-    reference = paper.PAPER_TABLE1 if args.name == "table1" else None
+        best, summary = paper.table(args.name, datasets=names, data_home=args.data_home,
+                                    label_range=policies, **options)
+    if "private" in policies:
+        warnings.warn("--label-range private reads each label range off the private labels, "
+                      "as the paper does: this leaks (for comparison with the paper only).",
+                      PrivacyWarning, stacklevel=1)
+    reference = paper.PAPER_TABLES[args.name]
     text = (f"{args.name}: epsilon = {paper.TABLE_EPSILON[args.name]}, {args.reps} random "
-            f"70/30 splits, {args.label_range} label range, MSE ratio to a non-private "
-            "decision tree (best over grids; bold = best, * = Wilcoxon signed-rank "
-            "p < 0.05 against every other method)"
-            "\n\n" + paper.table_markdown(summary, paper=reference))
+            f"70/30 splits, MSE ratio to a non-private decision tree (best over grids; bold = "
+            "best, * = Wilcoxon signed-rank p < 0.05 against every other method; the "
+            "label-only references are not ranked). Label ranges:\n" + "\n".join(ranges)
+            + "\n\n" + paper.table_markdown(summary, paper=reference)
+            + "\n\n" + paper.LABEL_LDP_SENTENCE)
     files = paper.write_outputs(args.out, args.name, {"": best, "_summary": summary}, text=text)
     return text, files
+
+
+def _report(args, argv):
+    from .reproduce import reproduction_report
+
+    command = "python -m ldpviz " + " ".join(shlex.quote(str(a)) for a in argv)
+    path, rep = reproduction_report.write_report(
+        args.out, quick=args.quick, reps=args.reps, seed=args.seed, n_jobs=args.n_jobs,
+        data_home=args.data_home, cache=not args.no_cache, progress=not args.no_progress,
+        log=lambda line: print(f"ldpviz reproduce report: {line}", flush=True),
+        command=command, datasets=args.datasets)
+    missing = {name for run in rep.tables.values() for name in run["missing"]}
+    text = (f"Reproduction report ({rep.plan.name}, {rep.seconds / 60:.1f} min):\n"
+            + "\n".join(f"  - {line}" for line in reproduction_report.headlines(rep)))
+    if missing:
+        text += ("\n  - no local copy of " + ", ".join(sorted(missing)) + ": their table rows "
+                 "are missing (see the page)")
+    return text, [path]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -288,6 +370,12 @@ def _realdata(args, argv):
     from .reproduce.whatif import whatif
 
     grids = _grids(args.grid)
+    if args.label_range in ("declared", "independent") and args.y_range is None:
+        raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
+                         "of that public source.")
+    if args.label_range == "private" and args.y_range is not None:
+        raise InputError("--label-range private reads the range off the labels: drop "
+                         "--y-range, or name its source (declared or independent).")
     table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
                                    x_bounds=_bounds(args), categorical=args.categorical,
                                    drop_missing=args.drop_missing)
@@ -303,12 +391,14 @@ def _realdata(args, argv):
     print(f"feature box: {table.choices['feature_box']}.")
     whatif_data.check_box(table, [names[j] for j in (private or []) + (also or [])])
     if args.y_range is None:
-        print("WARNING: no --y-range: the label range will be read off the private labels. "
-              "This leaks; a deployment must fix the range in advance (pass --y-range LO HI).")
-        warnings.filterwarnings("ignore", message="y_range was not given",
+        print(("WARNING: --label-range private" if args.label_range else "WARNING: no "
+               "--y-range") + ": the label range will be read off the private labels. This "
+              "leaks; a deployment must fix the range in advance (pass --y-range LO HI).")
+        warnings.filterwarnings("ignore", message="(y_range was not given|label_range=)",
                                 category=PrivacyWarning)  # said just above, louder
     result = whatif(table.X, table.y, private=private, personalized=also, feature_names=names,
-                    epsilons=args.epsilon, y_range=table.y_range, test_size=args.test_size,
+                    epsilons=args.epsilon, y_range=table.y_range,
+                    label_range=args.label_range, test_size=args.test_size,
                     grids=grids, methods=args.methods, max_seconds=60 * args.max_minutes,
                     name=args.csv.name, provenance=table.choices, log=print,
                     **_run_options(args))
@@ -341,7 +431,7 @@ def main(argv=None):
         warnings.showwarning = _show_warning
         try:
             _check_out(args.out)
-            text, files = _reproduce(args) if args.command == "reproduce" else \
+            text, files = _reproduce(args, argv) if args.command == "reproduce" else \
                 _realdata(args, argv)
         except KeyboardInterrupt:
             print("ldpviz: interrupted; run the same command again to resume from the cache.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import theory
+from . import adaptive_rule, theory
 from ._base import SemiFeatureEstimator, SemiFeatureRegressor
 from ._config import check_partition_budget, exceeds_budget, get_config, partition_plan
 from ._validation import check_c, check_choice, check_int, check_rho
@@ -329,43 +329,67 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
 
 
 class AdHistOfTree(HistOfTree):
-    """HistOfTree with (s, depth, t) chosen by eq (15) from W, n and epsilon alone (Sec 4.3).
+    """HistOfTree with (s, depth, t) chosen from public information alone (Section 4.3).
 
-    The selection never looks at the labels: it minimises the bound (15) over s and the depth
-    p by brute force (:func:`ldpviz.theory.select_s_p`), then takes ``t = t* + t_offset`` with
-    ``t* = round(2^(p/(d-s)))``. Features that every user protects always go to the histogram
-    (``s >= s_min``): no user publishes them, so a tree could cut them only blindly (max-edge
-    midpoints; CART not at all), and on an aligned mask this selects ``s = s*``, the first
-    corner case of Section 4.3. If every feature is protected by
-    everyone (s = d, no tree), t minimises the s = d analogue of (15),
-    ``t^{2d} log n / (n eps^2) + c t^{-2}``. Only partitions with at most ``n`` cells (the side
-    condition ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) that fit the resource
-    budget are candidates, so the selection stays bounded at every epsilon, ``np.inf``
-    included, where (15) alone would keep deepening the tree.
+    Two selection rules, neither of which looks at the labels, the features or any release:
 
-    Privacy: exactly that of :class:`HistOfTree`; the selection reads only the public mask W.
+    * ``c="auto"`` (the default): the calibrated rule of :mod:`ldpviz.adaptive_rule`. It
+      minimises bound (26) of the paper's proof -- the variance of the estimate, computed for
+      the actual mechanism, budget split, label bound M and mask W, plus the approximation
+      error of the cells -- over (s, p, t) jointly, without eq (15)'s coupling
+      ``t = round(2^(p/(d-s)))``; its constants were calibrated once, offline, on simulated
+      data from a public model class (``benchmarks/calibrate_adaptive.py``). It keeps ``t = 1``
+      only where two bins per protected axis would add more variance than a protected feature
+      with the calibrated signal could repay, so a shallow tree no longer forces one bin.
+      Measured against the best fixed (s, p, t) of the paper's grid chosen in hindsight
+      (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications, 66 settings x
+      functions): geometric-mean MSE ratio 1.28 (eq 15 with c = 0.01: 1.38), within 10% in
+      29 of 66; a rule reading only public information cannot know how strong the signal is
+      or where it sits, and loses most where it is strong and needs t = 3.
+    * ``c`` a number: eq (15) as in the paper. It minimises the bound (15) over s and the depth
+      p by brute force (:func:`ldpviz.theory.select_s_p`), then takes ``t = t* + t_offset``
+      with ``t* = round(2^(p/(d-s)))``. Only partitions with at most ``n`` cells (the side
+      condition ``t^s 2^p log n <~ n`` of Theorem 4.3 without its constant) that fit the
+      resource budget are candidates, so the selection stays bounded at every epsilon,
+      ``np.inf`` included, where (15) alone would keep deepening the tree. If every feature is
+      protected by everyone (s = d, no tree), t minimises the s = d analogue of (15),
+      ``t^{2d} log n / (n eps^2) + c t^{-2}``.
+
+    In both, features that every user protects always go to the histogram (``s >= s_min``):
+    no user publishes them, so a tree could cut them only blindly (max-edge midpoints; CART
+    not at all), and on an aligned mask this selects ``s = s*``, the first corner case of
+    Section 4.3. The calibrated rule also never puts a feature nobody protects into the
+    histogram.
+
+    Privacy: exactly that of :class:`HistOfTree`. The selection is a function of public
+    quantities only (n, epsilon, rho, the mechanism, the public bound M and the public mask W),
+    made before round 1, so which users spend all of epsilon on their label (those whose cell
+    is fixed by what they publish, which depends on s and t) is known before any release, and
+    the budget adds up exactly: rho*eps for the label plus (1 - rho)*eps for the cell report.
 
     Parameters
     ----------
     epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, cell_estimate,
     fallback, clip, random_state :
         As in :class:`HistOfTree` (the stable cell estimate by default).
-    c : float, default=0.01
-        Multiplier of the approximation term of (15); Appendix C.1 tunes it in {0.01, 0.1, 1}.
-        The bound's constants are unknown; with c = 1 (the bound as printed) it picks trees far
-        too deep for realistic n. On the Section 5.1 data (n = 10,000, eps in {1, 2, 4, 8},
-        aligned and W_gamma masks) c = 0.01 gave the lowest error in every case, by up to 40x.
+    c : "auto" or float, default="auto"
+        "auto": the calibrated rule above. A positive number: eq (15), with ``c`` multiplying
+        its approximation term (Appendix C.1 tunes it in {0.01, 0.1, 1}; ``c = 1`` is the bound
+        as printed and picks trees far too deep for realistic n; ``c = 0.01`` was ldpviz's
+        default before the calibrated rule).
     t_offset : int, default=0
-        Use ``t* + t_offset`` bins (at least 1); Appendix C.1 tunes it in {-1, 0, 1}.
+        Use ``t + t_offset`` bins (at least 1, at most what the cell cap allows); Appendix C.1
+        tunes it in {-1, 0, 1} for eq (15). With ``c="auto"`` the offset moves the rule's t.
 
     Attributes
     ----------
     s_, depth_, t_ : the selected number of histogram axes, depth p* and bins per axis.
-    lambda_star_ : float, lambda* = log2(delta(p*)) / p* of the selected (s, p*).
+    lambda_star_ : float, lambda* = log2(delta(p*)) / p* of the selected (s, p*) (0 when
+        p* = 0 or s = d).
     Plus every attribute of :class:`HistOfTree`.
     """
 
-    def __init__(self, epsilon=1.0, c=0.01, t_offset=0, rule="max-edge", mechanism="grr",
+    def __init__(self, epsilon=1.0, c="auto", t_offset=0, rule="max-edge", mechanism="grr",
                  rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
                  cell_estimate="stable", fallback="leaf", clip=True, random_state=None):
         self.epsilon = epsilon
@@ -383,9 +407,13 @@ class AdHistOfTree(HistOfTree):
         self.random_state = random_state
 
     def fit(self, X, y, W=None):
-        """Select (s, p*, t) from the public W, n and epsilon, then run HistOfTree's protocol."""
+        """Select (s, p*, t) from public information, then run HistOfTree's protocol."""
         self._check_protocol_params()
-        check_c(self.c)
+        if isinstance(self.c, str) and self.c != "auto":
+            raise ValueError(f"c must be a positive finite number, got {self.c!r} (or 'auto': "
+                             "the calibrated rule).")
+        if not isinstance(self.c, str):
+            check_c(self.c)
         check_int(self.t_offset, "t_offset", -10, 10)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
@@ -394,20 +422,28 @@ class AdHistOfTree(HistOfTree):
         return self
 
     def _select(self, W):
-        """(s, p*, t, lambda*) by eq (15), among partitions with at most ``_cell_cap`` cells."""
+        """(s, p*, t, lambda*) by the calibrated rule or eq (15), among partitions with at
+        most ``_cell_cap`` cells."""
         n, d = W.shape
         s_min = int(np.sum(W.all(axis=0)))
         epsilon = float(self.epsilon)
         cap = self._cell_cap(n, d)
-        if s_min == d or n < 2:
+        if isinstance(self.c, str):
+            s, p, t = adaptive_rule.select_partition(
+                W, n, epsilon, rho=float(self.rho), mechanism=self.mechanism,
+                y_bound=self.y_bound_, s_min=s_min, max_cells=cap)
+        elif s_min == d or n < 2:
             return d, 0, self._histogram_only_t(n, d, epsilon, cap), 0.0
-        try:
-            s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min, max_cells=cap)
-        except ValueError:  # even p = 1 is too large with s >= s_min: no tree
-            return s_min, 0, self._histogram_only_t(n, s_min, epsilon, cap), 0.0
-        t = max(1, theory.optimal_t(p, d, s) + self.t_offset)
+        else:
+            try:
+                s, p = theory.select_s_p(W, n, epsilon, c=self.c, s_min=s_min, max_cells=cap)
+            except ValueError:  # even p = 1 is too large with s >= s_min: no tree
+                return s_min, 0, self._histogram_only_t(n, s_min, epsilon, cap), 0.0
+            t = theory.optimal_t(p, d, s)
+        t = max(1, t + self.t_offset)
         t = min(t, _largest_root(cap >> p, s))  # t_offset may push t past the cap
-        return s, p, t, float(theory.lambda_star(W, s, p))
+        lam = float(theory.lambda_star(W, s, p)) if 0 < p and s < d else 0.0
+        return s, p, t, lam
 
     def _cell_cap(self, n, d):
         """Most cells the selection may choose: no more than the n users (the side condition

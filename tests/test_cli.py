@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from _shared_data import SHARED, needs_shared
 from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 
 from ldpviz import datasets
@@ -32,8 +33,9 @@ def test_help_lists_the_subcommands(capsys):
     out = _cli("--help")  # through python -m, as a user runs it
     assert out.returncode == 0
     assert "reproduce" in out.stdout and "realdata" in out.stdout
-    for command, expected in (("reproduce", ("fig2a", "fig2d", "table1", "table3", "--reps",
-                                             "--n-jobs", "--out", "--data-home")),
+    for command, expected in (("reproduce", ("fig2a", "fig2d", "table1", "table3", "report",
+                                             "--quick", "--label-range", "independent",
+                                             "--reps", "--n-jobs", "--out", "--data-home")),
                               ("realdata", ("--target", "--private", "--personalized",
                                             "--epsilon", "--y-range", "--x-range",
                                             "--feature-bounds", "--grid", "--methods",
@@ -62,8 +64,9 @@ def test_reproduce_fig2a_writes_csv_and_png(tmp_path, small_fig2a, capsys):
     best = pd.read_csv(tmp_path / "fig2a.csv")
     assert {"method", "epsilon", "s_star", "mse"} <= set(best.columns)
     assert set(best["epsilon"]) == {1, 8} and set(best["rep"]) == {0, 1}
-    # one best grid point per (series, epsilon): 4 series x 2 epsilons x 2 replications
-    assert len(best) == 4 * 2 * 2
+    # one best grid point per (series, epsilon): 5 series (s*=1, s*=3, label LDP twice, LDP)
+    # x 2 epsilons x 2 replications
+    assert len(best) == 5 * 2 * 2
     grid = pd.read_csv(tmp_path / "fig2a_grid.csv")
     assert len(grid) > len(best)
     png = (tmp_path / "fig2a.png").read_bytes()
@@ -74,6 +77,36 @@ def test_reproduce_fig2a_writes_csv_and_png(tmp_path, small_fig2a, capsys):
     assert main(["reproduce", "fig2a", "--reps", "2", "--out", str(tmp_path),
                  "--no-progress"]) == 0
     pd.testing.assert_frame_equal(best, pd.read_csv(tmp_path / "fig2a.csv"))
+
+
+@needs_shared
+def test_reproduce_table1_under_every_label_range_policy(tmp_path, capsys, monkeypatch):
+    # Tiny grids: the command's plumbing, not the science (tests/test_label_ranges.py).
+    for name, grid in (("HOT_GRID", {"rho": (0.5,), "depth": (1, 2), "t": (1, 2)}),
+                       ("HOT0_GRID", {"depth": (1, 2)}),
+                       ("ADHOT_GRID", {"rho": (0.5,), "c": (0.1,), "t_offset": (0,)}),
+                       ("HIST_GRID", {"t": (1, 2), "zeta": (0.05,)}),
+                       ("TREE_GRID", {"max_depth": (2,), "min_samples_leaf": (10,)}),
+                       ("KRR_GRID", {"k": (2,), "max_depth": (2,), "min_samples_leaf": (10,)})):
+        monkeypatch.setattr(paper, name, grid)
+    code = main(["reproduce", "table1", "--datasets", "wine-red", "--label-range", "all",
+                 "--reps", "2", "--out", str(tmp_path), "--no-progress",
+                 "--data-home", str(SHARED)])
+    assert code == 0
+    captured = capsys.readouterr()
+    for row in ("| RED (declared) |", "| RED (independent) |", "| RED (private) |",
+                "| RED (paper) | 1.44 | 1.37* |", "label only: LabelDT", "end-cut"):
+        assert row in captured.out, row
+    assert "RED independent: (3, 9), the white-wine sample" in captured.out
+    assert "RED private: (3, 8), read off the private labels (leaks)" in captured.out
+    # the leak is said once, loudly; too few splits for a star is said once too
+    assert captured.err.count("WARNING (privacy)") == 1 and "--label-range private" in \
+        captured.err
+    assert captured.err.count("no result is starred") == 1
+    summary = pd.read_csv(tmp_path / "table1_summary.csv")
+    assert set(summary["label_range"]) == {"declared", "independent", "private"}
+    assert set(summary.loc[summary["role"] == "label", "method"]) == {"HistOfTree s=0",
+                                                                      "LabelDT"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -171,8 +204,20 @@ def test_realdata_without_y_range_warns_loudly(tmp_path, capsys):
     assert code == 0
     captured = capsys.readouterr()
     assert "WARNING: no --y-range" in captured.out
-    assert "read off the labels (leaks)" in captured.out
+    assert "read off the private labels (leaks)" in captured.out
     assert "WARNING (privacy): the feature box of protected column(s) signal" in captured.err
+    assert "label range" not in captured.err  # said once, on stdout
+    # the same leak chosen by name is said the same way; a public source is recorded
+    for policy, said in (("private", "WARNING: --label-range private"),
+                         ("independent", "given: the range of independent public data")):
+        extra = ["--y-range", *map(str, Y_RANGE)] if policy != "private" else []
+        code = main(["realdata", str(path), "--target", TARGET, "--private", "signal",
+                     "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / policy),
+                     "--no-progress", "--methods", "pardt", "--label-range", policy, *extra,
+                     *TINY])
+        captured = capsys.readouterr()
+        assert code == 0 and said in captured.out and "label range" not in captured.err
+        assert policy in (tmp_path / policy / "realdata.html").read_text()
 
 
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
@@ -258,7 +303,32 @@ BAD = [
                                       "--out", o], "iris"),
     ("no data", lambda f, o: ["reproduce", "table1", "--data-home", o + "/none", "--reps", "1",
                               "--out", o], "data_home"),
+    ("quick for a table", lambda f, o: ["reproduce", "table1", "--quick", "--out", o],
+     "--quick"),
+    ("label range for a figure", lambda f, o: ["reproduce", "fig2a", "--label-range",
+                                               "private", "--out", o], "--label-range"),
+    ("label range for the report", lambda f, o: ["reproduce", "report", "--label-range",
+                                                 "declared", "--out", o], "--label-range"),
+    ("label range unknown", lambda f, o: ["reproduce", "table1", "--label-range", "leaky",
+                                          "--out", o], "leaky"),
+    ("label range twice", lambda f, o: ["reproduce", "table1", "--label-range", "private",
+                                        "private", "--out", o], "twice"),
+    ("datasets for a figure", lambda f, o: ["reproduce", "fig2b", "--datasets", "abalone",
+                                            "--out", o], "--datasets"),
+    ("report unknown dataset", lambda f, o: ["reproduce", "report", "--quick", "--datasets",
+                                             "iris", "--out", o], "iris"),
+    ("reps 0 (report)", lambda f, o: ["reproduce", "report", "--reps", "0"], "--reps"),
+    ("report out is a file", lambda f, o: ["reproduce", "report", "--quick", "--out",
+                                           f["a file"]], "is a file"),
     ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
+    ("label range declared without y range", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--label-range", "declared"], "--y-range"),
+    ("label range private with y range", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--label-range", "private", "--y-range",
+        "0", "4"], "drop --y-range"),
+    ("label range unknown (realdata)", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--label-range", "public"],
+     "--label-range"),
     ("epsilon nan", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon",
                                   "nan"], "--epsilon"),
     ("epsilon inf", lambda f, o: ["realdata", f["good"], "--target", "cost", "--epsilon", "1",

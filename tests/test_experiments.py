@@ -226,6 +226,13 @@ def test_fig2a_mse_falls_with_epsilon_and_with_more_public_features():
     # at epsilon = 8, the more is public the better: s*=1 < s*=4 < LDP, and label LDP < LDP
     assert m.loc["HistOfTree s*=1", 8] < m.loc["HistOfTree s*=4", 8] < m.loc["LDP (Hist)", 8]
     assert m.loc["label LDP (LabelDT)", 8] < m.loc["LDP (Hist)", 8]
+    # label LDP drawn as the same estimator with every feature public beats CART on noisy
+    # labels (LabelDT's end cuts), and at epsilon = 8 every HistOfTree that hides features. At
+    # epsilon = 1 the best trees are shallow and which axis the max-edge rule cuts first
+    # weighs more than the label noise (s*=4 cuts the public axis), so no order is claimed.
+    hot0 = m.loc["label LDP (HistOfTree s=0)"]
+    assert hot0[1] < m.loc["label LDP (LabelDT)", 1]
+    assert hot0[8] < m.loc[["HistOfTree s*=1", "HistOfTree s*=4"], 8].min()
 
 
 @pytest.mark.slow
@@ -270,6 +277,45 @@ def test_fig2d_mse_falls_with_gamma_and_adaptive_is_near_the_best_s():
     # AdHistOfTree picks s from W alone and stays near the best s tuned on test error: within
     # 60% (other seeds give 1.0-1.5x here; the full run 1.06-1.6x across gamma)
     assert (m.loc["adaptive (AdHistOfTree)"] < 1.6 * fixed.min()).all()
+
+
+def test_label_ldp_is_histoftree_with_every_feature_public():
+    """s = 0 (W all zeros, or private_features=[]) is accepted, gives one cell per leaf, and
+    spends all of epsilon on the label: Var(Y~ - clip(Y)) = 2 (2M/eps)^2, not the 4 times
+    larger variance of rho * eps = eps / 2."""
+    from ldpviz import HistOfTree
+    from ldpviz.datasets import make_paper_regression
+
+    n, eps, M = 200_000, 4.0, 3.0
+    X, y = make_paper_regression(n, random_state=0)
+    by_mask = HistOfTree(epsilon=eps, s=0, depth=3, y_bound=M, random_state=1).fit(
+        X, y, W=np.zeros(X.shape, dtype=bool))
+    by_list = HistOfTree(epsilon=eps, depth=3, y_bound=M, private_features=[],
+                         random_state=1).fit(X, y)
+    assert by_mask.s_ == by_list.s_ == 0 and by_mask.n_cells_ == 2**3
+    np.testing.assert_array_equal(by_mask.cell_values_, by_list.cell_values_)
+    noise = by_mask.y_tilde_ - np.clip(y, -M, M)
+    expected = 2 * (2 * M / eps) ** 2
+    # the sample variance of Laplace noise has relative standard error sqrt(5 / n)
+    assert abs(noise.var() / expected - 1) < 4 * np.sqrt(5 / n)
+    arms = paper.fig2a_arms(epsilons=(4,), s_stars=(1,))
+    hot0 = [a for a in arms if a.labels["series"] == "label LDP (HistOfTree s=0)"]
+    assert len(hot0) == 1 and hot0[0].params["s"] == 0 and hot0[0].mask.s_star == 0
+    assert hot0[0].grid == paper.HOT0_GRID
+    assert len(paper.fig2a_arms(epsilons=(4,), s_stars=(1,), hot0_grid=None)) == len(arms) - 1
+
+
+def test_hist_grid_leaves_out_what_exceeds_the_budget():
+    rng = np.random.default_rng(0)
+    wide = SplitData(rng.random((400, 11)), rng.random(400), (0.0, 1.0))
+    narrow = SplitData(rng.random((400, 8)), rng.random(400), (0.0, 1.0))
+    grid, dropped = paper._hist_grid_within_budget(paper.HIST_GRID, wide)
+    assert grid["t"] == (1, 2, 3) and dropped == (4,)
+    assert paper._hist_grid_within_budget(paper.HIST_GRID, narrow) == (paper.HIST_GRID, ())
+    methods = [a.method for a in paper.realdata_arms(wide, 2, 2)]
+    assert methods.count("HistOfTree s=0") == methods.count("LabelDT") == 1
+    roles = {a.method: a.labels["role"] for a in paper.realdata_arms(wide, 2, 2)}
+    assert roles["LabelDT"] == "label" and roles["ParDT"] == "protected"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """The what-if analysis: grids that adapt to any table, the answer in numbers and words, the
 per-column costs, the public choices, and a self-contained report."""
 
+import dataclasses
+import functools
 import math
 import warnings
 
@@ -167,6 +169,29 @@ def test_labels_range_warnings():
         out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY, y_range=(-0.5, 0.5),
                      methods=["pardt"])
     assert out.choices["labels_clipped"] == pytest.approx(np.mean(np.abs(y) > 0.5))
+
+
+def test_label_range_policies_are_recorded_and_checked():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 2)), rng.normal(0, 1, 60)
+    run = functools.partial(whatif, X, y, private=[0], epsilons=(2,), reps=2, grids=TINY,
+                            methods=["pardt"])
+    given = run(y_range=(-4, 4))
+    assert given.choices["label_range_policy"] == "given"
+    out = run(y_range=(-4, 4), label_range="independent")
+    assert out.choices["label_range_policy"] == "independent"
+    assert "independent public data" in out.choices["y_range_source"]
+    # the same range under another name is the same run: the policy only documents it
+    pd.testing.assert_frame_equal(out.results, given.results)
+    with pytest.warns(PrivacyWarning, match="label_range='private', so the label range"):
+        out = run(label_range="private")
+    assert out.choices["label_range_policy"] == "private"
+    assert out.choices["y_range"] == [y.min(), y.max()]
+    for kwargs, match in (({"label_range": "declared"}, "needs y_range"),
+                          ({"label_range": "private", "y_range": (0, 1)}, "takes no y_range"),
+                          ({"label_range": "public", "y_range": (0, 1)}, "label_range")):
+        with pytest.raises(ValueError, match=match):
+            run(**kwargs)
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
@@ -375,5 +400,11 @@ def test_report_files_and_a_self_contained_html(tmp_path):
     for word in ("ldpviz realdata x", "seed", "splits", "epsilons", "y_range", "grids",
                  "feature_box", "version", "personalized_rule", "test_size"):
         assert word in page
+    # label-only privacy both ways, with the sentence on why they differ, in page and console
+    assert {"HistOfTree s=0", "LabelDT"} <= set(result.summary["method"])
+    assert "end-cut splits" in page and "end-cut splits" in whatif_report.console_text(result)
+    without = dataclasses.replace(result, summary=result.summary[result.summary["method"]
+                                                                 != "LabelDT"])
+    assert whatif_report.label_only_note(without) is None
     back = pd.read_csv(tmp_path / "out" / "realdata.csv")
     assert math.isclose(back.loc[back["method"] == "DT", "mse_ratio"].mean(), 1.0)

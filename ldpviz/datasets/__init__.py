@@ -10,7 +10,9 @@
 * :func:`scale_to_box`: features into [0, 1] with public bounds fixed in advance.
 
 Every loader returns features min-max scaled to [0, 1] (Appendix C.2), the raw target and a
-public label range ``y_range``. Min-max scaling reads the feature bounds off the data, as the
+public label range ``y_range`` (for the UCI data, under a policy: the declared scale, the
+range of independent public data on the same scale, or the leaking private range;
+:data:`LABEL_RANGE_POLICIES`). Min-max scaling reads the feature bounds off the data, as the
 paper does; a deployment must fix the feature box in advance (:func:`scale_to_box`).
 """
 
@@ -26,8 +28,11 @@ from ._uci import (  # _download: the network access, replaced by the tests
     DEFAULT_DATA_HOME,
     DIABETES_FEATURES,
     DIABETES_SENSITIVITY,
+    LABEL_RANGE_POLICIES,
+    PRIVATE_RANGE_SOURCE,
     UCI_DATASETS,
     _download,  # noqa: F401
+    label_range_sources,
     load_diabetes,
     load_uci,
 )
@@ -37,9 +42,12 @@ __all__ = [
     "DEFAULT_DATA_HOME",
     "DIABETES_FEATURES",
     "DIABETES_SENSITIVITY",
+    "LABEL_RANGE_POLICIES",
     "MISSING",
     "PAPER_Y_BOUND",
+    "PRIVATE_RANGE_SOURCE",
     "UCI_DATASETS",
+    "label_range_sources",
     "load_csv",
     "load_diabetes",
     "load_uci",

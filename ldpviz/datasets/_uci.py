@@ -47,9 +47,11 @@ class _UCISpec:
     sources: tuple  # (url, member inside the zip or None), tried in order
     features: tuple
     target: str
-    y_range: tuple
+    y_range: tuple  # the declared public scale
     y_range_source: str
     categories: tuple = ()  # ((column, (levels in code order)), ...)
+    independent_range: tuple | None = None  # from other public data on the same scale
+    independent_source: str = ""
 
 
 _SPECS = {
@@ -63,14 +65,19 @@ _SPECS = {
              "viscera_weight", "shell_weight"), "rings", (0.0, 30.0),
             "rings are a count of shell growth layers; 30 is a round public cap (the UCI "
             "description lists 1-29)",
-            (("sex", ("I", "F", "M")),)),
+            (("sex", ("I", "F", "M")),), None,
+            "the UCI data are the only published sample (Nash et al., 1994), and the 1-29 "
+            "of their description is read off these very labels"),
         _UCISpec(
             "wine-red", "RED", "Wine Quality, red (UCI id 186)",
             ("winequality-red.csv",),
             ((f"{_UCI}/static/public/186/wine+quality.zip", "winequality-red.csv"),
              (f"{_UCI}/ml/machine-learning-databases/wine-quality/winequality-red.csv", None)),
             _WINE_FEATURES, "quality", (0.0, 10.0),
-            "the UCI description defines quality as a score between 0 and 10"),
+            "the UCI description defines quality as a score between 0 and 10", (),
+            (3.0, 9.0),
+            "the white-wine sample of the same study (Cortez et al., 2009; 4,898 other wines "
+            "graded on the same 0-10 sensory scale) spans 3-9"),
         _UCISpec(
             "wine-white", "WHI", "Wine Quality, white (UCI id 186)",
             ("winequality-white.csv",),
@@ -78,7 +85,10 @@ _SPECS = {
              (f"{_UCI}/ml/machine-learning-databases/wine-quality/winequality-white.csv",
               None)),
             _WINE_FEATURES, "quality", (0.0, 10.0),
-            "the UCI description defines quality as a score between 0 and 10"),
+            "the UCI description defines quality as a score between 0 and 10", (),
+            (3.0, 8.0),
+            "the red-wine sample of the same study (Cortez et al., 2009; 1,599 other wines "
+            "graded on the same 0-10 sensory scale) spans 3-8"),
         _UCISpec(
             "qsar-aquatic", "AQU", "QSAR aquatic toxicity (UCI id 505)",
             ("qsar_aquatic_toxicity.csv",),
@@ -87,14 +97,22 @@ _SPECS = {
              (f"{_UCI}/ml/machine-learning-databases/00505/qsar_aquatic_toxicity.csv", None)),
             ("TPSA", "SAacc", "H050", "MLOGP", "RDCHI", "GATS1p", "nN", "C040"), "LC50",
             (0.0, 11.0),
-            "LC50 in -log(mol/L): a round public range for acute toxicity to Daphnia magna"),
+            "LC50 in -log(mol/L): a round public range for acute toxicity to Daphnia magna", (),
+            (0.053, 9.612),
+            "the QSAR fish toxicity data (UCI id 504: 908 chemicals, LC50 for the fathead "
+            "minnow on the same -log(mol/L) scale, another species and test) span "
+            "0.053-9.612"),
         _UCISpec(
             "qsar-fish", "FIS", "QSAR fish toxicity (UCI id 504)",
             ("qsar_fish_toxicity.csv",),
             ((f"{_UCI}/static/public/504/qsar+fish+toxicity.zip", "qsar_fish_toxicity.csv"),
              (f"{_UCI}/ml/machine-learning-databases/00504/qsar_fish_toxicity.csv", None)),
             ("CIC0", "SM1_Dz", "GATS1i", "NdsCH", "NdssC", "MLOGP"), "LC50", (0.0, 10.0),
-            "LC50 in -log(mol/L): a round public range for acute toxicity to fathead minnows"),
+            "LC50 in -log(mol/L): a round public range for acute toxicity to fathead minnows",
+            (), (0.122, 10.047),
+            "the QSAR aquatic toxicity data (UCI id 505: 546 chemicals, LC50 for Daphnia "
+            "magna on the same -log(mol/L) scale, another species and test) span "
+            "0.122-10.047"),
     )
 }
 _ALIASES = {spec.paper_name.lower(): key for key, spec in _SPECS.items()} | {
@@ -175,7 +193,54 @@ def _resolve_name(name):
     return _SPECS[key]
 
 
-def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range="public"):
+#: Label-range policies of :func:`load_uci`: name -> what it means.
+LABEL_RANGE_POLICIES = {
+    "declared": "the public scale the dataset's documentation declares (e.g. wine quality "
+                "0-10)",
+    "independent": "the range of independent public data on the same scale (e.g. for red "
+                   "wine, the white-wine sample's range), else the declared scale",
+    "private": "(min, max) of the private labels, as the paper does: it leaks, for "
+               "comparison with the paper only",
+}
+#: Earlier names of two policies, still accepted.
+_POLICY_ALIASES = {"public": "declared", "data": "private"}
+#: How the private range is described wherever it is used (the what-if analysis says the same).
+PRIVATE_RANGE_SOURCE = "read off the private labels (leaks)"
+
+
+def label_range_sources(name):
+    """The public label ranges of a UCI dataset under each policy, without reading its labels.
+
+    Returns a dict ``policy -> (range, source)`` for "declared" and "independent" (where no
+    independent public source is known, "independent" is the declared range and its source
+    says so); the "private" range needs the labels (:func:`load_uci` with
+    ``y_range="private"``).
+    """
+    spec = _resolve_name(name)
+    if spec.independent_range is None:
+        independent = (spec.y_range, "the declared scale: no independent public source is "
+                                     f"known to ldpviz; {spec.independent_source}")
+    else:
+        independent = (spec.independent_range, spec.independent_source)
+    return {"declared": (spec.y_range, spec.y_range_source), "independent": independent}
+
+
+def _label_range(spec, y_range, y):
+    """(range, source, policy) for ``y_range`` (a policy name or a pair)."""
+    if isinstance(y_range, str):
+        policy = _POLICY_ALIASES.get(y_range, y_range)
+        check_choice(policy, "y_range", tuple(LABEL_RANGE_POLICIES))
+        if policy == "private":
+            warnings.warn(f"y_range='private' reads the label range of {spec.name} off the "
+                          "private labels (the paper's choice); that is not covered by the "
+                          "privacy guarantee.", PrivacyWarning, stacklevel=3)
+            return (float(y.min()), float(y.max())), PRIVATE_RANGE_SOURCE, policy
+        return (*label_range_sources(spec.name)[policy], policy)
+    return y_range, "given by the caller", "given"
+
+
+def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range="declared",
+             download=True):
     """Load a UCI regression dataset of Appendix C.2, features min-max scaled to [0, 1].
 
     The file is read from ``data_home`` (else the folder in the environment variable
@@ -187,7 +252,7 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     Privacy note: as in the paper (Appendix C.2), each feature is min-max scaled with bounds read
     off the data. That is a preprocessing convenience for experiments; in a deployment the
     feature box must be public, fixed before any private data is seen
-    (:func:`scale_to_box`). The label bound is public: see ``y_range`` below.
+    (:func:`scale_to_box`). The label range is a public choice: see ``y_range`` below.
 
     Parameters
     ----------
@@ -202,19 +267,28 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     ranking : list of str or None
         Features from most to least sensitive (the paper ranks them subjectively and does not
         publish its ranking). Features not listed follow in column order. None: column order.
-    y_range : "public", "data" or (float, float), default="public"
-        "public": the documented range of the target (``y_range_source`` says where it comes
-        from). "data": (min, max) of the labels, what the paper does (Appendix C.1 scales the
-        label noise by "the range of the label"); it leaks, so a PrivacyWarning is issued.
+    y_range : {"declared", "independent", "private"} or (float, float), default="declared"
+        The label-range policy (:data:`LABEL_RANGE_POLICIES`). "declared": the scale the
+        dataset's documentation declares. "independent": the range of independent public data
+        on the same scale (red wine: the white-wine sample's 3-9, and vice versa; QSAR aquatic
+        toxicity: the QSAR fish toxicity data's 0.053-9.612, and vice versa); abalone has none
+        known, so it falls back to the declared scale and ``y_range_source`` says so. Such a
+        range need not cover every label: the estimators clip to it. "private": (min, max) of
+        the labels, what the paper does (Appendix C.1 scales the label noise by "the range of
+        the label"); it leaks, so a PrivacyWarning is issued (for comparison with the paper
+        only). "public" and "data" are accepted as earlier names of "declared" and "private".
         A pair: your own public range.
+    download : bool, default=True
+        Download a missing file; False raises an OSError naming the folder instead.
 
     Returns
     -------
     sklearn.utils.Bunch
         ``X`` (n, d) in [0, 1]; ``y`` (n,) the raw target; ``feature_names``; ``target_name``;
-        ``y_range`` (lo, hi), a public range of the target (documented in ``y_range_source``,
-        not read off the data); ``y_bound = max(|lo|, |hi|)``, a valid public bound on ``|y|``;
-        ``ranking`` (feature indices, most sensitive first); ``s_star``, the aligned paradigm's
+        ``y_range`` (lo, hi) under the policy, ``y_range_source`` (where it comes from),
+        ``y_range_policy`` ("declared", "independent", "private" or "given"),
+        ``y_range_leaks`` (True for "private"); ``y_bound = max(|lo|, |hi|)``; ``ranking``
+        (feature indices, most sensitive first); ``s_star``, the aligned paradigm's
         ``ceil(log sqrt d)`` (:func:`ldpviz.masks.aligned_s_star`); ``feature_min``,
         ``feature_max`` (the scaling bounds); ``name``, ``paper_name``, ``path``, ``DESCR``.
     """
@@ -222,6 +296,10 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     check_choice(categorical, "categorical", CATEGORICAL)
     home = _data_home(data_home)
     path = next((home / f for f in spec.files if (home / f).is_file()), None)
+    if path is None and not download:
+        raise OSError(f"No copy of the {spec.name} dataset ({spec.files[0]}) in {home}; pass "
+                      "data_home / set LDPVIZ_DATA to a folder holding one, or allow the "
+                      "download.")
     if path is None:
         path = _fetch(spec, home)
     frame = _read_uci_file(path, spec)
@@ -243,21 +321,13 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     y = columns.pop(spec.target)
     features = pd.DataFrame(columns)
     names = list(features.columns)
-    source = spec.y_range_source
-    if isinstance(y_range, str) and y_range == "public":
-        y_range = spec.y_range
-    elif isinstance(y_range, str) and y_range == "data":
-        warnings.warn(f"y_range='data' reads the label range of {spec.name} off the private "
-                      "labels (the paper's choice); that is not covered by the privacy "
-                      "guarantee.", PrivacyWarning, stacklevel=2)
-        y_range, source = (float(y.min()), float(y.max())), "read off the labels (leaks)"
-    else:
-        source = "given by the caller"
+    y_range, source, policy = _label_range(spec, y_range, y)
     y_range = _check_range(y_range)
     bunch = _bunch(features.to_numpy(dtype=float), y, names, spec.target, y_range,
                    _ranking(ranking, names, "ranking"), None)
     bunch.update(name=spec.name, paper_name=spec.paper_name, path=str(path),
-                 y_range_source=source,
+                 y_range_source=source, y_range_policy=policy,
+                 y_range_leaks=policy == "private",
                  DESCR=f"{spec.title}: {len(y)} rows, {len(names)} features, target "
                        f"{spec.target}. Label range {y_range}: {source}.")
     return bunch

@@ -45,6 +45,12 @@ dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
 img { max-width: 100%; } .figure { width: 100%; min-height: 420px; }
 .scroll { overflow-x: auto; max-width: 100%; }
+table.auto td { text-align: left; } table.auto td.num { text-align: right; }
+table.compact { font-size: 0.85em; } table.compact th, table.compact td { padding: 0.2em 0.35em; }
+td.best { font-weight: 700; } td.paper, tr.paper td { color: #555; font-style: italic; }
+td.higher { background: #fde0dd; } td.lower { background: #e5f5e0; }
+td.agrees { background: #e5f5e0; } td.differs { background: #fde0dd; }
+nav ol { columns: 2; } .legend span { padding: 0 0.4em; }
 """
 
 
@@ -62,8 +68,15 @@ class HtmlReport:
         if subtitle:
             self.paragraph(subtitle, kind="note")
 
-    def heading(self, text, level=2):
-        self.blocks.append(f"<h{level}>{_escape(text)}</h{level}>")
+    def heading(self, text, level=2, anchor=None):
+        """A heading; ``anchor`` gives it an id that :meth:`contents` can link to."""
+        ident = f' id="{_escape(anchor)}"' if anchor else ""
+        self.blocks.append(f"<h{level}{ident}>{_escape(text)}</h{level}>")
+
+    def contents(self, items, title="Contents"):
+        """A list of links to anchors in the page: ``items`` is a list of (anchor, text)."""
+        links = "".join(f'<li><a href="#{_escape(a)}">{_escape(t)}</a></li>' for a, t in items)
+        self.blocks.append(f"<nav><strong>{_escape(title)}</strong><ol>{links}</ol></nav>")
 
     def paragraph(self, text, kind=None):
         """A paragraph of plain text; ``kind`` "note", "warning" or "answer" styles it."""
@@ -75,17 +88,36 @@ class HtmlReport:
         body = "".join(f"<li>{_escape(item)}</li>" for item in items)
         self.blocks.append(f"<ul{cls}>{body}</ul>")
 
-    def table(self, frame, caption=None, index=False, float_format="{:.3g}"):
-        """A DataFrame as an HTML table (values escaped; floats formatted)."""
+    def table(self, frame, caption=None, index=False, float_format="{:.3g}", classes=None,
+              align="right", compact=False):
+        """A DataFrame as an HTML table (values escaped; floats formatted).
+
+        ``classes``: an array-like of the shape of the table as shown (after ``index``)
+        holding CSS class names per cell ("" or None for none), e.g. "best", "higher",
+        "lower", "paper", "agrees", "differs" (styled in :data:`STYLE`). ``align``: "right"
+        (every column but the first) or "auto" (numbers right, text left). ``compact``:
+        smaller type and padding, for wide tables.
+        """
         frame = frame.reset_index() if index else frame
         head = "".join(f"<th>{_escape(c)}</th>" for c in frame.columns)
+        marks = None if classes is None else pd.DataFrame(classes).to_numpy(dtype=object)
+        if marks is not None and marks.shape != frame.shape:
+            raise ValueError(f"classes must have the table's shape {frame.shape}, got "
+                             f"{marks.shape}.")
         rows = []
-        for values in frame.itertuples(index=False):
-            cells = "".join(f"<td>{_escape(_cell(v, float_format))}</td>" for v in values)
-            rows.append(f"<tr>{cells}</tr>")
+        for i, values in enumerate(frame.itertuples(index=False)):
+            cells = []
+            for j, v in enumerate(values):
+                text = _cell(v, float_format)
+                names = [None if marks is None else marks[i, j],
+                         "num" if align == "auto" and _numeric(text) else None]
+                cells.append(f"<td{_class(' '.join(n for n in names if n))}>"
+                             f"{_escape(text)}</td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
         cap = f"<caption>{_escape(caption)}</caption>" if caption else ""
-        self.blocks.append(f'<div class="scroll"><table>{cap}<thead><tr>{head}</tr></thead>'
-                           "<tbody>" + "".join(rows) + "</tbody></table></div>")
+        kinds = " ".join(k for k, on in (("auto", align == "auto"), ("compact", compact)) if on)
+        self.blocks.append(f'<div class="scroll"><table{_class(kinds)}>{cap}<thead><tr>{head}'
+                           "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
     def figure(self, fig, caption=None):
         """A plotly Figure, drawn by the plotly.js embedded once in the page."""
@@ -140,6 +172,17 @@ class HtmlReport:
         path = Path(path)
         path.write_text(self.render(), encoding="utf-8")
         return path
+
+
+def _numeric(text):
+    """A cell that reads as a number ("1.47*", "-0.3", "+12% ± 4%", "4 of 4")."""
+    text = str(text).strip()
+    return bool(text) and (text[0].isdigit() or (text[0] in "+-." and len(text) > 1
+                                                 and (text[1].isdigit() or text[1] == ".")))
+
+
+def _class(name):
+    return f' class="{_escape(name)}"' if isinstance(name, str) and name else ""
 
 
 def _cell(value, float_format):

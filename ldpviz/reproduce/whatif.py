@@ -31,8 +31,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivacyWarning, check_epsilon, check_features, check_int
+from .._validation import (
+    PrivacyWarning,
+    check_choice,
+    check_epsilon,
+    check_features,
+    check_int,
+)
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
+from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
 from ..estimators import AdHistOfTree, HistOfTree
 from ..masks import decade_mask
 from . import whatif_answers as answers
@@ -160,18 +167,33 @@ def _check_epsilons(epsilons):
     return sorted(out)
 
 
-def _check_labels(y, n, y_range):
+#: Where a given label range comes from, per label-range policy (as in ``reproduce table1``).
+_GIVEN_SOURCES = {None: "given (public)",
+                  "declared": "given: the public scale the label is declared on",
+                  "independent": "given: the range of independent public data on the same "
+                                 "scale"}
+
+
+def _check_labels(y, n, y_range, policy=None):
     y = np.asarray(y, dtype=float)
     if y.shape != (n,):
         raise ValueError(f"y must have one value per row of X ({n}), got shape {y.shape}.")
     if not np.all(np.isfinite(y)):
         raise ValueError(f"y has {int(np.sum(~np.isfinite(y)))} NaN or infinite values.")
-    source = "given (public)"
+    if policy is not None:
+        check_choice(policy, "label_range", tuple(LABEL_RANGE_POLICIES))
+    if policy == "private" and y_range is not None:
+        raise ValueError("label_range='private' reads the range off the labels: it takes no "
+                         f"y_range, got {y_range!r}.")
+    if policy in ("declared", "independent") and y_range is None:
+        raise ValueError(f"label_range={policy!r} needs y_range: the (lo, hi) of that public "
+                         "source.")
+    source, y_range_given = _GIVEN_SOURCES.get(policy), y_range is not None
     if y_range is None:
-        warnings.warn("y_range was not given, so the label range was read off the private "
-                      "labels: this leaks, and a deployment must fix it in advance.",
-                      PrivacyWarning, stacklevel=3)
-        y_range, source = (float(y.min()), float(y.max())), "read off the labels (leaks)"
+        warnings.warn(("label_range='private'" if policy else "y_range was not given")
+                      + ", so the label range was read off the private labels: this leaks, "
+                      "and a deployment must fix it in advance.", PrivacyWarning, stacklevel=3)
+        y_range, source = (float(y.min()), float(y.max())), PRIVATE_RANGE_SOURCE
     try:
         lo, hi = (float(v) for v in y_range)
     except (TypeError, ValueError):
@@ -189,6 +211,8 @@ def _check_labels(y, n, y_range):
                       "(more than 1%): every method estimates the clipped label.", UserWarning,
                       stacklevel=3)
     return y, (lo, hi), {"y_range": [lo, hi], "y_range_source": source,
+                         "label_range_policy": policy or ("given" if y_range_given else
+                                                          "private"),
                          "labels_clipped": clipped}
 
 
@@ -400,9 +424,9 @@ def _expand(best, paradigms):
 
 
 def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilons=(1, 2, 4),
-           reps=20, y_range=None, test_size=0.3, seed=0, n_jobs=None, progress=False,
-           cache_dir=None, grids=None, methods=None, max_seconds=None, name="data",
-           provenance=None, log=None):
+           reps=20, y_range=None, label_range=None, test_size=0.3, seed=0, n_jobs=None,
+           progress=False, cache_dir=None, grids=None, methods=None, max_seconds=None,
+           name="data", provenance=None, log=None):
     """What does protecting these columns cost at each epsilon, and which method wins?
 
     Parameters
@@ -424,6 +448,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     y_range : (lo, hi) or None
         Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Labels
         outside it are clipped by every method; above 1% clipped a UserWarning says so.
+    label_range : {"declared", "independent", "private"} or None
+        Where the label range comes from (the policies of ``reproduce table1``), recorded in
+        ``choices``: "declared" (the label's declared scale) and "independent" (the range of
+        independent public data on the same scale) need ``y_range``; "private" reads it off
+        ``y`` (leaks; for comparison only) and takes none. None: "given" or "private".
     test_size : float, default=0.3
     seed, n_jobs, progress, cache_dir : see :func:`ldpviz.reproduce.experiments.run`.
     grids : dict or None
@@ -474,7 +503,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     unknown = [m for m in keys if m not in METHODS]
     if unknown:
         raise ValueError(f"methods has unknown keys {unknown}; known: {list(METHODS)}.")
-    y, y_range, label_choices = _check_labels(y, n, y_range)
+    y, y_range, label_choices = _check_labels(y, n, y_range, label_range)
     n_train = n - round(test_size * n)
     if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
         raise ValueError(f"X has {n} rows: with test_size={test_size:g} that leaves "

@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .paper import LABEL_LDP_SENTENCE, LABEL_ONLY
 from .report import HtmlReport
 from .whatif_answers import pct, wide_summary
 
@@ -46,6 +47,13 @@ PARADIGMS = ("aligned", "personalized")
 def _rows(result):
     summary = result.summary
     return summary[summary["role"].isin(["protected", "label"])]
+
+
+def label_only_note(result):
+    """Why the two label-only references differ (:data:`ldpviz.reproduce.paper.
+    LABEL_LDP_SENTENCE`), when the analysis ran both; else None."""
+    methods = set(result.summary["method"]) if len(result.summary) else set()
+    return LABEL_LDP_SENTENCE if set(LABEL_ONLY) <= methods else None
 
 
 def markdown_table(frame, index=True):
@@ -203,6 +211,8 @@ def console_text(result, max_columns=25):
                   "protection, one-sided Wilcoxon signed-rank test at 0.05; "
                   "HistOfTree s=0 and LabelDT protect the label only):", "",
                   markdown_table(table)]
+        if label_only_note(result):
+            lines += ["", label_only_note(result)]
     if result.costs is not None:
         costs = _costs_table(result.costs)
         if result.ranking:
@@ -280,6 +290,8 @@ def html_report(result, command=None):
                      caption="MSE ratio to DT, mean ± 2 SE; * significantly better than every "
                              "other method that respects the protection (one-sided Wilcoxon "
                              "signed-rank, 0.05).")
+        if label_only_note(result):
+            report.paragraph(label_only_note(result), kind="note")
         report.table(answers_display(result.answers),
                      caption="The numbers behind the answer (± 2 SE; cost: extra error of "
                              "the best method over the best label-only one, paired over the "
