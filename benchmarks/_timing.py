@@ -15,3 +15,20 @@ def median_seconds(fn, repeats=7, warmup=1):
         fn()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def paired_medians(fn, reference, repeats=7, warmup=1):
+    """Median wall times of ``fn()`` and ``reference()`` called in alternation, so that a load
+    change on a shared machine hits both alike (their ratio is what a benchmark reports)."""
+    for _ in range(warmup):
+        fn()
+        reference()
+    times, ref_times = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        reference()
+        ref_times.append(time.perf_counter() - start)
+    return float(np.median(times)), float(np.median(ref_times))

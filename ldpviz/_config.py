@@ -127,8 +127,8 @@ class PartitionPlan(NamedTuple):
     cells : histogram cells x tree leaves (an upper bound on the leaves).
     leaves : tree leaves (2^depth for a full max-edge tree, else at most n / min_child).
     nodes : tree nodes (2 leaves - 1).
-    report_entries : users x cells (binary RR) or users x leaves (GRR) entries the cell
-        reports touch, times the label columns, plus the per-chunk passes over all cells.
+    report_entries : users x cells (binary RR: one bit per cell) or users x leaves x (1 + label
+        columns) (GRR) entries the cell reports touch, plus the per-chunk passes over all cells.
     nbytes : working memory of the fit in bytes (an upper bound: per-cell arrays, tree nodes,
         the chunks of the cell reports and the per-user arrays besides the data).
     """
@@ -170,10 +170,12 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     leaves = full if min_child == 0 else min(full, max(1, n_tree // min_child))
     cells = _pow(t, s) * leaves
     m = n_outputs
-    touched = leaves if mechanism == "grr" else cells
+    # GRR: each user's potential leaves, per label column; binary RR: one bit per potential
+    # cell, summed over all label columns at once (ldpviz._cell_groups.rr_bit_sums).
+    touched = leaves * (1 + m) if mechanism == "grr" else cells
     chunks = -(-n_report * cells * m // _CHUNK_ENTRIES) if n_report else 0
     # each user also walks the tree: at most min(depth, leaves) levels
-    entries = (n_report * (touched * (1 + m) + min(depth, leaves))
+    entries = (n_report * (touched + min(depth, leaves))
                + chunks * cells * (1 + m) * n_patterns)
     nodes = 2 * leaves - 1
     nbytes = (8 * cells * (5 + 4 * m) + nodes * (_NODE_BYTES + 32 * n_tree_axes)

@@ -110,7 +110,7 @@ class TreeGrid:
             cell = cell * size + coordinate
         return cell
 
-    def groups(self, X, hidden):
+    def groups(self, X, hidden, coordinates=None):
         """Users grouped by (tree axes they hide, grid cell of the ones they publish): the
         leaves a user may be in depend on nothing else.
 
@@ -119,7 +119,7 @@ class TreeGrid:
         """
         n, k = hidden.shape
         n_leaves = int(self.leaf.max()) + 1
-        coordinates = self.coordinates(X)
+        coordinates = self.coordinates(X) if coordinates is None else coordinates
         group = np.empty(n, dtype=np.int64)
         tables, offset = [np.zeros((0, n_leaves), dtype=bool)], 0
         for code, rows in hiding_patterns(hidden) if n else []:

@@ -27,6 +27,15 @@ BIT_RESOLUTION = 50
 JOINT_AXES = 5
 
 
+# Users per block of the per-user passes: bounded temporaries at any n.
+USER_BLOCK = 1 << 20
+
+
+def _blocks(n):
+    """Slices of at most USER_BLOCK users covering 0..n-1."""
+    return [slice(lo, lo + USER_BLOCK) for lo in range(0, n, USER_BLOCK)]
+
+
 def sse_of(stats):
     """Sum of squared deviations from the mean, summed over label columns (0 if empty), from
     stacked statistics ``[count, column sums..., sum of squares]`` (last axis)."""
@@ -42,12 +51,18 @@ class Sums:
         square = y2[:, 0] ** 2 if y2.shape[1] == 1 else (y2 * y2).sum(axis=1)
         self.columns = [*y2.T, square]
 
-    def __call__(self, key, size):
-        """(size, m + 2) stacked statistics of keys ``0..size-1``; larger keys are dropped."""
-        out = np.empty((size, len(self.columns) + 1))
-        out[:, 0] = np.bincount(key, minlength=size)[:size]
-        for j, col in enumerate(self.columns, start=1):
-            out[:, j] = np.bincount(key, weights=col, minlength=size)[:size]
+    def __call__(self, key_of, size):
+        """(size, m + 2) stacked statistics of keys ``0..size-1``; larger keys are dropped.
+
+        ``key_of(block)`` gives the keys of the users in a slice: blocks of users keep the
+        temporaries bounded at any n.
+        """
+        out = np.zeros((size, len(self.columns) + 1))
+        for b in _blocks(len(self.columns[0])):
+            key = key_of(b)
+            out[:, 0] += np.bincount(key, minlength=size)[:size]
+            for j, col in enumerate(self.columns, start=1):
+                out[:, j] += np.bincount(key, weights=col[b], minlength=size)[:size]
         return out
 
 
@@ -67,8 +82,9 @@ class States:
             self.width = CART_BINS + 1
             self.state = np.empty(public.shape, dtype=np.uint16)
             for j, axis in enumerate(axes):
-                bins = np.minimum((X[:, axis] * CART_BINS).astype(np.int64), CART_BINS - 1)
-                self.state[j] = np.where(public[j], bins, CART_BINS)
+                for b in _blocks(len(X)):  # bounded temporaries at any n
+                    bins = np.minimum((X[b, axis] * CART_BINS).astype(np.int64), CART_BINS - 1)
+                    self.state[j, b] = np.where(public[j, b], bins, CART_BINS)
         else:
             self.width = 3
             self.state = np.zeros(public.shape, dtype=np.uint8)
@@ -82,12 +98,13 @@ class States:
                 self.r, self._codes = r, None
                 scale = 2.0 ** (r + 1)
                 for j, axis in enumerate(self.axes):
-                    if r < BIT_RESOLUTION:  # exact: x 2^(r+1) has no rounding; 1 is upper
-                        upper = np.clip(self.X[:, axis] * scale, 0, scale - 1).astype(
-                            np.int64) & 1
-                    else:
-                        upper = self.X[:, axis] >= mid[pos, j]
-                    self.state[j] = self.public[j] * (1 + upper)
+                    for b in _blocks(len(self.X)):  # bounded temporaries at any n
+                        x = self.X[b, axis]
+                        if r < BIT_RESOLUTION:  # exact: x 2^(r+1) has no rounding; 1 is upper
+                            upper = np.clip(x * scale, 0, scale - 1).astype(np.int64) & 1
+                        else:
+                            upper = x >= mid[pos[b], j]
+                        self.state[j, b] = self.public[j, b] * (1 + upper)
         return self.state
 
     def codes(self):
@@ -102,10 +119,10 @@ class States:
                 self._codes.append((len(group), code))
         return self._codes
 
-    def of_split_axis(self, slot_axis, pos):
-        """Each user's state on the axis their node splits (``slot_axis[pos]``)."""
-        at = slot_axis[pos] * len(pos)
-        at += np.arange(len(pos))
+    def of_split_axis(self, slot_axis, pos, block):
+        """State of the users in ``block`` on the axis their node splits (``slot_axis[pos]``)."""
+        at = slot_axis[pos[block]] * len(pos)
+        at += np.arange(len(pos))[block]
         return self.state.ravel()[at]
 
 
@@ -125,7 +142,8 @@ def joint_stats(sums, pos, F, states):
     """
     out = []
     for g, code in states.codes():
-        table = sums(pos * 3**g + code, F * 3**g).reshape(F, 3**g, -1)
+        table = sums(lambda b, g=g, code=code: pos[b] * 3**g + code[b], F * 3**g)
+        table = table.reshape(F, 3**g, -1)
         per_axis = (digits_matrix(g) @ table).reshape(F, g, 3, -1)  # (node, axis, state)
         out.append(per_axis[:, :, 1:].transpose(1, 0, 2, 3))
     return np.concatenate(out)
@@ -134,8 +152,8 @@ def joint_stats(sums, pos, F, states):
 def cart_stats(sums, pos, F, state):
     """Statistics of every (axis, node, CART bin): (k, F, 256, m + 2)."""
     width = CART_BINS + 1
-    return np.stack([sums(pos * width + row, F * width).reshape(F, width, -1)[:, :CART_BINS]
-                     for row in state])
+    return np.stack([sums(lambda b, row=row: pos[b] * width + row[b], F * width)
+                     .reshape(F, width, -1)[:, :CART_BINS] for row in state])
 
 
 class TreeMemo:
@@ -290,10 +308,12 @@ def grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, tree_class, record=
         move[drop] = 2 * S
         slot_axis = np.zeros(F + 1, dtype=np.int64)
         slot_axis[splits] = a_s
-        key = pos * width + states.of_split_axis(slot_axis, pos)
-        pos = move.ravel()[key]
-        active &= ~drop.ravel()[key]
-        np.copyto(node_of, children[0] + pos, casting="same_kind", where=pos < 2 * S)
+        for b in _blocks(n):  # bounded temporaries at any n
+            key = pos[b] * width + states.of_split_axis(slot_axis, pos, b)
+            pos[b] = move.ravel()[key]
+            active[b] &= ~drop.ravel()[key]
+            np.copyto(node_of[b], children[0] + pos[b], casting="same_kind",
+                      where=pos[b] < 2 * S)
         flo, fhi = clo, chi
         sizes.append(n_nodes)
         if record:

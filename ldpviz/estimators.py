@@ -29,6 +29,19 @@ from .partition import RULES, build_partition
 FALLBACKS = ("leaf", "zero")
 
 
+def _distinct_rows(hidden):
+    """Number of distinct rows of a boolean (n, s) array, s < 63, in O(n) small memory."""
+    s = hidden.shape[1]
+    code = np.zeros(len(hidden), dtype=np.uint16 if s <= 16 else np.int64)
+    for j in range(s):
+        code |= hidden[:, j].astype(code.dtype) << j
+    if s > 16:
+        return len(np.unique(code))
+    present = np.zeros(1 << s, dtype=bool)
+    present[code] = True
+    return int(present.sum())
+
+
 class HistOfTreeProtocol(SemiFeatureEstimator):
     """The two rounds of Section 3, shared by HistOfTree and its classifier.
 
@@ -57,8 +70,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
         (:func:`ldpviz.set_config`); the error names the parameter and a value that fits."""
         hist = W[:, protection_ranking(W)[:s]]  # users grouped by the histogram axes they hide
-        patterns = (len(np.unique(hist @ (1 << np.arange(s, dtype=np.int64)))) if 0 < s < 63
-                    else min(len(W), 2**s))
+        patterns = _distinct_rows(hist) if 0 < s < 63 else min(len(W), 2**s)
         check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
                                W.shape[1] - s, self.rule, self.min_samples_leaf, n_outputs,
                                self.mechanism, patterns)

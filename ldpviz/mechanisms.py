@@ -16,11 +16,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._cell_groups import bincount_columns, cell_groups, potential_cover, rr_bit_sums
+from ._config import _largest_fitting, check_budget, get_config, report_entries_allowed
 from ._validation import check_choice, check_epsilon, check_rho
 
 MECHANISMS = ("grr", "rr", "auto")
 # Cap on the entries of the per-chunk (users x cells) work arrays: bounded memory at any n.
 _CHUNK_ENTRIES = 1 << 22
+# Users per block of the per-user arrays of cell_report_sums, and of the uniforms GRR draws.
+_USER_BLOCK = 1 << 19
+_DRAW_BLOCK = 1 << 20
 
 
 # ----------------------------------------------------------------------------------------------
@@ -104,10 +109,11 @@ def _rr_constants(epsilon):
 
     Two entries of a one-hot vector change when the cell changes, so each bit uses epsilon / 2:
     a bit is flipped with probability q = 1 / (1 + e^{eps/2}) and debiased with
-    C = (e^{eps/2} + 1) / (e^{eps/2} - 1). Written with u = e^{-eps/2} to stay finite at large eps.
+    C = (e^{eps/2} + 1) / (e^{eps/2} - 1). Written with u = e^{-eps/2} to stay finite at large eps,
+    and 1 - u as ``-expm1(-eps/2)`` to stay accurate at small eps.
     """
     u = np.exp(-epsilon / 2.0)
-    return u / (1.0 + u), (1.0 + u) / (1.0 - u)
+    return u / (1.0 + u), (1.0 + u) / -np.expm1(-epsilon / 2.0)
 
 
 def rr_probabilities(epsilon):
@@ -160,9 +166,10 @@ def _grr_constants(epsilon, k):
     = 1 / (e^eps - 1) does not depend on k.
     """
     u = np.exp(-epsilon)
+    one_minus_u = -np.expm1(-epsilon)  # 1 - u without cancellation at small epsilon
     k = np.asarray(k, dtype=float)
     denom = 1.0 + (k - 1.0) * u
-    return 1.0 / denom, u / denom, denom / (1.0 - u), u / (1.0 - u)
+    return 1.0 / denom, u / denom, denom / one_minus_u, u / one_minus_u
 
 
 def grr_probabilities(k, epsilon):
@@ -213,36 +220,28 @@ def debias_grr(reported, k, epsilon):
 # ----------------------------------------------------------------------------------------------
 # The personalized cell report over potential cells V_i (eq 8 / eq 17)
 # ----------------------------------------------------------------------------------------------
-def _rank_of(mask, index):
-    """Position of column ``index[i]`` among the True columns of row i (mask[i, index[i]] True)."""
-    return np.cumsum(mask, axis=1)[np.arange(len(index)), index] - 1
+def _grr_draws(k, epsilon, rng):
+    """The two random draws of GRR (eq 17) for users with |V_i| = k: whether each keeps their
+    cell, and a rank among the |V_i| - 1 other potential cells.
 
-
-def _nth_true(mask, nth):
-    """Column of the ``nth[i]``-th True entry of each row (0-based)."""
-    return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
-
-
-def _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng):
-    """Draw one GRR report per user over V_i = H_i x T_i (eq 17) without listing V_i.
-
-    Returns the reported (histogram cell, leaf) pair and |V_i|. "Another cell, uniformly" is
-    drawn as a rank among the |V_i| - 1 other potential cells, then decoded in cell-id order:
-    the histogram part by mixed radix over the hidden axes, the leaf part from T.
+    One call each for all users (the uniforms in blocks, which numpy draws identically), so the
+    reports do not depend on how callers split the users afterwards.
     """
-    hist = partition.histogram
-    kH = hist.potential_size(W)
-    kT = T.sum(axis=1)
-    k = kH * kT
-    p_true, _, _, _ = _grr_constants(epsilon, k)
-    keep = (rng.random(len(k)) < p_true) | (k == 1)
-    r = rng.integers(0, np.maximum(k - 1, 1))
-    rank_true = hist.potential_rank(X, W) * kT + _rank_of(T, true_l)
-    r = np.minimum(r + (r >= rank_true), k - 1)
-    h_rank, l_rank = np.divmod(r, kT)
-    rep_h = np.where(keep, true_h, hist.potential_nth(X, W, h_rank))
-    rep_l = np.where(keep, true_l, _nth_true(T, l_rank))
-    return rep_h, rep_l, k
+    keep = np.empty(len(k), dtype=bool)
+    for lo in range(0, len(k), _DRAW_BLOCK):
+        kb = k[lo:lo + _DRAW_BLOCK]
+        p_true = _grr_constants(epsilon, kb)[0]
+        keep[lo:lo + _DRAW_BLOCK] = (rng.random(len(kb)) < p_true) | (kb == 1)
+    high = np.maximum(k - 1, 1)  # |V_i| <= n_cells <= the cell budget: int32 in practice
+    return keep, rng.integers(0, high, dtype=high.dtype)
+
+
+def _grr_cells(groups, keep, r):
+    """The reported cells: the own cell, or the r-th other potential cell in the user's group
+    list (cell-id order: histogram cell major, leaf minor)."""
+    k = groups.user_size
+    r = np.minimum(r + (r >= groups.true_rank), k - 1)
+    return np.where(keep, groups.true_cell, groups.cells[groups.offset[groups.group] + r])
 
 
 def _sample_rr_bits(potential, true_cell, epsilon, rng):
@@ -288,8 +287,11 @@ class CellReports(NamedTuple):
 def cell_reports(partition, X, W, epsilon, mechanism, rng):
     """Every user's privatised cell report over their potential cells V_i (eq 8 or eq 17).
 
-    Materialises (n, n_cells) arrays, so it is meant for small n (teaching, tests);
-    :func:`cell_report_sums` draws the same reports chunk by chunk and keeps only sums.
+    Materialises (n, n_cells) arrays, so it is meant for small n (teaching, tests): it refuses,
+    before allocating, more than the resource budget (:func:`ldpviz.set_config`, keys
+    ``max_bytes`` and ``max_report_entries``). :func:`cell_report_sums` keeps only the sums:
+    for "grr" it draws exactly these reports (same generator state, any n); for "rr" it draws
+    bits with the same distribution, not the same bits.
 
     Parameters
     ----------
@@ -306,22 +308,42 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", ("grr", "rr"))
     n_cells = partition.n_cells
-    if len(X) * n_cells > 50_000_000:
-        raise ValueError("cell_reports materialises n x n_cells arrays; use cell_report_sums.")
+    _check_report_budget(len(X), n_cells)
     H, T = partition.potential(X, W)
-    true_h, true_l = partition.cell_parts(X)
     potential = _potential_cells(H, T)
-    true_cell = true_h * partition.n_leaves + true_l
+    groups = cell_groups(partition, X, W)
     if mechanism == "grr":
-        rep_h, rep_l, k = _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng)
-        reported = rep_h * partition.n_leaves + rep_l
+        k = groups.user_size
+        reported = _grr_cells(groups, *_grr_draws(k, epsilon, rng))
         _, p_other, c, _ = _grr_constants(epsilon, k)
         onehot = reported[:, None] == np.arange(n_cells)[None, :]
         debiased = np.where(potential, c[:, None] * (onehot - p_other[:, None]), 0.0)
     else:
-        reported = _sample_rr_bits(potential, true_cell, epsilon, rng)
+        reported = _sample_rr_bits(potential, groups.true_cell, epsilon, rng)
         debiased = _rr_debiased(reported, potential, epsilon)
     return CellReports(reported, potential, debiased)
+
+
+# Bytes per (user, cell) entry of cell_reports: the potential matrix and its temporary, the
+# one-hot or the float32 uniforms, and three float64 arrays while debiasing.
+_REPORT_ENTRY_BYTES = 32
+
+
+def _check_report_budget(n, n_cells):
+    """Refuse per-user reports of n users over n_cells cells beyond the resource budget."""
+    config = get_config()
+
+    def sizes(n_):
+        return {"max_bytes": _REPORT_ENTRY_BYTES * n_ * n_cells,
+                "max_report_entries": n_ * n_cells}
+
+    def fits(n_):
+        return all(size <= (report_entries_allowed(n_, config) if key == "max_report_entries"
+                            else config[key]) for key, size in sizes(n_).items())
+
+    if not fits(n):
+        check_budget(f"cell_reports over {n_cells:,} cells", "n_samples", n, sizes(n),
+                     fits=_largest_fitting(fits, n), n_report=n)
 
 
 def grr_is_better(k, epsilon):
@@ -329,107 +351,73 @@ def grr_is_better(k, epsilon):
 
     Per potential cell not holding the user, GRR's estimate has variance
     ``(e^eps + k - 2) / (e^eps - 1)^2`` (growing with k) and binary RR's
-    ``e^{eps/2} / (e^{eps/2} - 1)^2`` (not depending on k); GRR wins for small V_i. Depends
-    only on public quantities (k, epsilon), so choosing the mechanism by it costs no privacy.
+    ``e^{eps/2} / (e^{eps/2} - 1)^2`` (not depending on k); GRR wins for small V_i. Multiplied
+    out with ``v = e^{-eps/2}`` the comparison reads ``(k - 2) v^3 <= 1 + v + v^2``, finite at
+    every epsilon (no e^eps to overflow). Depends only on public quantities (k, epsilon), so
+    choosing the mechanism by it costs no privacy.
     """
-    epsilon = check_epsilon(epsilon)
-    if np.isinf(epsilon):
-        return np.ones(np.shape(k), dtype=bool)
-    e, h = np.exp(epsilon), np.exp(epsilon / 2)
-    return (e + np.asarray(k) - 2) / (e - 1) ** 2 <= h / (h - 1) ** 2
+    v = np.exp(-check_epsilon(epsilon) / 2.0)
+    return (np.asarray(k) - 2.0) * v**3 <= 1.0 + v + v * v
 
 
-def _moment_columns(y, moments):
-    """Per-user label columns whose report-weighted sums are kept: [y] or [y, y^2] (n, m)."""
-    return [y, y * y] if moments else [y]
+def _label_columns(y, moments):
+    """Per-user columns whose report-weighted sums are kept: [1, y] or [1, y, y^2], (n, q)."""
+    return np.column_stack([np.ones(len(y)), y, y * y] if moments else [np.ones(len(y)), y])
 
 
-def _cover(partition, X, W, T, weights):
-    """``sum_i 1{j in V_i} weights_i`` for every cell j, shape (n_cells, q).
-
-    Users with one potential leaf (the usual case) are grouped by leaf and published histogram
-    bins with bincounts; the others go through :meth:`Histogram.potential_sum` with their
-    potential leaves spelled out.
-    """
-    hist, n_leaves = partition.histogram, partition.n_leaves
-    q = weights.shape[1]
-    single = T.sum(axis=1) == 1
-    out = np.zeros((hist.n_cells, n_leaves, q))
-    if single.any():
-        leaf = np.argmax(T[single], axis=1)
-        s, t = len(hist.axes), hist.t
-        bins = hist.bins(X[single])
-        hidden = W[single][:, list(hist.axes)].astype(bool)
-        pattern = hidden @ (1 << np.arange(s)) if s else np.zeros(len(leaf), dtype=np.int64)
-        grid = np.zeros((t,) * s + (n_leaves, q))
-        for code in np.unique(pattern):
-            rows = np.flatnonzero(pattern == code)
-            shown = [j for j in range(s) if not (code >> j) & 1]
-            group = (np.ravel_multi_index(tuple(bins[rows][:, shown].T), (t,) * len(shown))
-                     if shown else np.zeros(len(rows), dtype=np.int64))
-            key = group * n_leaves + leaf[rows]
-            size = t ** len(shown) * n_leaves
-            block = np.stack([np.bincount(key, weights=weights[single][rows, col],
-                                          minlength=size) for col in range(q)], axis=1)
-            grid += block.reshape([t if j in shown else 1 for j in range(s)] + [n_leaves, q])
-        out += grid.reshape(hist.n_cells, n_leaves, q)
-    if (~single).any():
-        Tf = T[~single].astype(float)
-        spelled = (Tf[:, :, None] * weights[~single][:, None, :]).reshape(len(Tf), -1)
-        out += hist.potential_sum(X[~single], W[~single], spelled).reshape(out.shape)
-    return out.reshape(-1, q)
-
-
-def _grr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
-    """Per-cell sums of GRR reports (eq 17) for one chunk of users.
-
-    Returns ``[sum V~, sum y V~]`` and, with ``moments``, also ``[sum y^2 V~, sum V~^2,
-    sum y V~^2, sum y^2 V~^2]`` (the order of :class:`CellSums` after the first two). On V_i
-    the debiased indicator is ``c_i (1{report = j} - q_i)``, so its square is
-    ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number).
-    """
-    n_cells, n_leaves, m = partition.n_cells, partition.n_leaves, y.shape[1]
-    true_h, true_l = partition.cell_parts(X)
-    rep_h, rep_l, k = _sample_grr_cells(partition, X, W, T, true_h, true_l, epsilon, rng)
-    _, _, c, offset = _grr_constants(epsilon, k)
-    cell = rep_h * n_leaves + rep_l
-    labels = [y, y * y] if moments else [y]
-
-    def reported(weight):  # [sum weight_i, sum weight_i * label_i, ...] over reporters of j
-        cols = [np.bincount(cell, weights=weight, minlength=n_cells)]
-        cols += [np.bincount(cell, weights=weight * lab[:, col], minlength=n_cells)
-                 for lab in labels for col in range(m)]
-        return np.stack(cols, axis=1)
-
-    # Every potential cell of user i carries -offset (offset^2 in the squares): the same
-    # "cover" sums over V_i serve both.
-    Tf = T.astype(float)
-    weights = np.concatenate([Tf, (Tf[:, :, None] * y[:, None, :]).reshape(len(T), -1)], axis=1)
-    cover = partition.histogram.potential_sum(X, W, weights)
-    cover = np.concatenate([cover[:, :n_leaves].reshape(n_cells, 1),
-                            cover[:, n_leaves:].reshape(n_cells, m)], axis=1)
-    if moments:
-        cover = np.concatenate([cover, _cover(partition, X, W, T, y * y)], axis=1)
-    first = reported(c) - offset * cover
+def _fields(first, second, m):
+    """Split (cells, 1 + 2m) sums of V~ and V~^2 into the fields of :class:`CellSums`."""
     out = [first[:, 0], first[:, 1:1 + m]]
-    if moments:
-        second = reported(c * (c - 2.0 * offset)) + offset**2 * cover
+    if second is not None:
         out += [first[:, 1 + m:], second[:, 0], second[:, 1:1 + m], second[:, 1 + m:]]
     return out
 
 
-def _rr_sums(partition, X, W, y, T, epsilon, rng, moments=False):
-    """Per-cell sums of binary-RR reports (eq 8) for one chunk; as :func:`_grr_sums`."""
-    true_h, true_l = partition.cell_parts(X)
-    potential = _potential_cells(partition.histogram.potential(X, W), T)
-    bits = _sample_rr_bits(potential, true_h * partition.n_leaves + true_l, epsilon, rng)
-    debiased = _rr_debiased(bits, potential, epsilon)
-    out = [debiased.sum(axis=0), debiased.T @ y]
-    if moments:
-        m, y2 = y.shape[1], y * y
-        second = (debiased * debiased).T @ np.column_stack([np.ones(len(y)), y, y2])
-        out += [debiased.T @ y2, second[:, 0], second[:, 1:1 + m], second[:, 1 + m:]]
-    return out
+def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
+    """Per-cell sums of ``columns`` (:func:`_label_columns`) weighted by the debiased GRR
+    reports (eq 17) of users ``rows``, given their draws ``keep`` and ``r``
+    (:func:`_grr_draws`): ``(sum w V~, sum w V~^2 or None)``, each (n_cells, q).
+
+    On V_i the debiased indicator is ``c_i (1{report = j} - q_i)``, so its square is
+    ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number):
+    both are a bincount over the reported cells plus a multiple of the "cover" sums over V_i.
+    """
+    sub = groups._replace(group=groups.group[rows], true_cell=groups.true_cell[rows],
+                          true_rank=groups.true_rank[rows])
+    cell = _grr_cells(sub, keep, r)
+    _, _, c, offset = _grr_constants(epsilon, sub.user_size)
+    w = columns[rows]
+    cover = potential_cover(groups, w, n_cells, rows)
+    if not moments:
+        return bincount_columns(cell, w * c[:, None], n_cells) - offset * cover, None
+    scale = (c * (c - 2.0 * offset))[:, None]
+    both = bincount_columns(cell, np.hstack([w * c[:, None], w * scale]), n_cells)
+    q = w.shape[1]
+    return both[:, :q] - offset * cover, both[:, q:] + offset**2 * cover
+
+
+def _rr_sums(groups, columns, epsilon, rng, rows, n_cells, moments, max_entries):
+    """As :func:`_grr_sums` for binary-RR reports (eq 8).
+
+    With b_ij the bit of user i on cell j, ``V~ = C (b - q)`` and ``V~^2 = C^2 ((1 - 2q) b +
+    q^2)`` on V_i (b^2 = b): every sum is a bit sum ``sum_i w_i b_ij`` plus a cover sum. The
+    bit sums come from :func:`~ldpviz._cell_groups.rr_bit_sums`: the same distribution as the
+    bits of :func:`cell_reports`, not the same draws. Single-cell users report their cell
+    exactly (V~ = 1), as there.
+    """
+    q, C = _rr_constants(epsilon)
+    single = groups.size[groups.group[rows]] == 1
+    exact = bincount_columns(groups.true_cell[rows[single]], columns[rows[single]], n_cells)
+    noisy = rows[~single]
+    if q == 0.0:  # infinite budget: every bit is the truth
+        bits = bincount_columns(groups.true_cell[noisy], columns[noisy], n_cells)
+    else:
+        bits = rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, noisy)
+    cover = potential_cover(groups, columns[noisy], n_cells, noisy)
+    first = C * (bits - q * cover) + exact
+    if not moments:
+        return first, None
+    return first, C * C * ((1.0 - 2.0 * q) * bits + q * q * cover) + exact
 
 
 class CellSums(NamedTuple):
@@ -465,7 +453,8 @@ def report_sums(debiased, y_tilde):
 
     ``debiased`` is the (n, n_cells) matrix of V~_i^j (:attr:`CellReports.debiased`),
     ``y_tilde`` the released labels, (n,) or (n, m). What :func:`cell_report_sums` computes
-    chunk by chunk, here from the messages a server would store.
+    without the messages (for GRR from the same draws, for binary RR with the same
+    distribution), here from the messages a server would store.
     """
     V = np.asarray(debiased, dtype=float)
     y = np.asarray(y_tilde, dtype=float)
@@ -481,11 +470,23 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     Returns ``(numerator, denominator)``: ``numerator[j] = sum_i y_tilde_i V~_i^j`` (shape
     ``(n_cells,)``, or ``(n_cells, m)`` when y_tilde has m columns) and
     ``denominator[j] = sum_i V~_i^j``. Their expectations over the randomizer are the sum of
-    ``y_tilde`` and the number of users in cell j. Users are processed in chunks so memory stays
-    bounded at any n (never an n x n_cells matrix); the draws are those of
-    :func:`cell_reports`. ``mechanism="auto"`` lets each user report by whichever of GRR and
-    binary RR has the smaller variance for their |V_i| (:func:`grr_is_better`); |V_i| depends
-    on published data only, and either mechanism is epsilon-LDP.
+    ``y_tilde`` and the number of users in cell j. ``mechanism="auto"`` lets each user report
+    by whichever of GRR and binary RR has the smaller variance for their |V_i|
+    (:func:`grr_is_better`); |V_i| depends on published data only, and either mechanism is
+    epsilon-LDP.
+
+    Users are grouped by their potential cells V_i (:func:`~ldpviz._cell_groups.cell_groups`),
+    so the cost is a few passes over the users (GRR) plus one random bit per potential entry
+    (binary RR), never an n x n_cells matrix. What is drawn, compared with the per-user
+    messages of :func:`cell_reports` from the same generator state:
+
+    * "grr": exactly the same reports, at any n (two draws per user, one call each);
+    * "rr": bits with the same distribution (each Bernoulli with the same probability,
+      independent), drawn group by group: the sums have the same distribution as the sums of
+      the per-user messages, but are not the same numbers.
+
+    ``chunk_size`` bounds the binary-RR work arrays to about ``chunk_size x n_cells`` entries
+    (default: 2^22 entries).
 
     With ``moments=True`` the result is a :class:`CellSums`, which adds ``sum_i y_tilde_i^2
     V~_i^j`` and the sums of ``(V~_i^j)^2``, ``y_tilde_i (V~_i^j)^2`` and ``y_tilde_i^2
@@ -494,32 +495,46 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     """
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", MECHANISMS)
-    n, n_cells = len(X), partition.n_cells
+    n_cells = partition.n_cells
     y2 = np.asarray(y_tilde, dtype=float)
     y2 = y2[:, None] if y2.ndim == 1 else y2  # (n, m), also for n = 0
     m = y2.shape[1]
-    if chunk_size is None:
-        chunk_size = max(1, _CHUNK_ENTRIES // (max(n_cells, 1) * m))
-    label_shape = (n_cells, m)
-    totals = [np.zeros(n_cells), np.zeros(label_shape)]
-    if moments:
-        totals += [np.zeros(label_shape), np.zeros(n_cells), np.zeros(label_shape),
-                   np.zeros(label_shape)]
-    for start in range(0, n, chunk_size):
-        sl = slice(start, start + chunk_size)
-        Xc, Wc, yc = X[sl], W[sl], y2[sl]
-        T = partition.tree.potential(Xc, Wc)
-        if mechanism == "auto":
-            use_grr = grr_is_better(partition.histogram.potential_size(Wc) * T.sum(axis=1),
-                                    epsilon)
-        else:
-            use_grr = np.full(len(Xc), mechanism == "grr")
-        for rows, sums in ((use_grr, _grr_sums), (~use_grr, _rr_sums)):
-            if rows.any():
-                parts = sums(partition, Xc[rows], Wc[rows], yc[rows], T[rows], epsilon, rng,
-                             moments)
-                for total, part in zip(totals, parts, strict=True):
-                    total += part
+    max_entries = _CHUNK_ENTRIES if chunk_size is None else max(1, chunk_size * n_cells)
+    # Binary RR sums its bits by a matrix product, whose rounding depends on the number of
+    # columns: it always carries y^2, so the numerator is the same with or without moments.
+    both = moments or mechanism != "grr"
+    first = np.zeros((n_cells, 1 + (2 if both else 1) * m))
+    second = np.zeros_like(first) if moments else None
+    n = len(X)
+    blocks = [slice(lo, lo + _USER_BLOCK) for lo in range(0, n, _USER_BLOCK)]
+    groups = [cell_groups(partition, X[b], W[b]) for b in blocks]
+    index = np.int32 if n_cells < 2**31 else np.int64  # |V_i| <= n_cells
+    size = np.concatenate([g.user_size.astype(index) for g in groups] or [np.zeros(0, index)])
+    use_grr = (grr_is_better(size, epsilon) if mechanism == "auto"
+               else np.full(n, mechanism == "grr"))
+    # GRR's draws for all its users at once (as cell_reports), then the users block by block.
+    keep, r = _grr_draws(size if use_grr.all() else size[use_grr], epsilon, rng)
+    del size
+    done = 0
+    for b, g in zip(blocks, groups, strict=True):
+        rows = np.flatnonzero(use_grr[b])
+        if len(rows):
+            parts = _grr_sums(g, _label_columns(y2[b], both), epsilon,
+                              keep[done:done + len(rows)], r[done:done + len(rows)], rows,
+                              n_cells, moments)
+            done += len(rows)
+            first += parts[0]
+            if moments:
+                second += parts[1]
+    for b, g in zip(blocks, groups, strict=True):
+        rows = np.flatnonzero(~use_grr[b])
+        if len(rows):
+            parts = _rr_sums(g, _label_columns(y2[b], both), epsilon, rng, rows, n_cells,
+                             moments, max_entries)
+            first += parts[0]
+            if moments:
+                second += parts[1]
+    totals = _fields(first, second, m)
     if np.ndim(y_tilde) == 1:
         totals = [a[:, 0] if a.ndim == 2 else a for a in totals]
     denominator, numerator = totals[:2]

@@ -107,15 +107,22 @@ class Histogram:
 
     def potential_rank(self, X, W):
         """Position of each user's own cell among their potential cells."""
-        b, hidden = self.bins(X), self._hidden(W)
-        rank = np.zeros(len(X), dtype=np.int64)
+        return self.rank_of_bins(self.bins(X), self._hidden(W))
+
+    def rank_of_bins(self, bins, hidden):
+        """:meth:`potential_rank` from the users' bins and hidden histogram axes."""
+        rank = np.zeros(len(bins), dtype=np.int64)
         for j in range(len(self.axes)):
-            rank = np.where(hidden[:, j], rank * self.t + b[:, j], rank)
+            rank = np.where(hidden[:, j], rank * self.t + bins[:, j], rank)
         return rank
 
     def potential_nth(self, X, W, nth):
         """Cell id of the ``nth[i]``-th potential cell of user i (0-based)."""
-        b, hidden = self.bins(X), self._hidden(W)
+        return self.nth_of_bins(self.bins(X), self._hidden(W), nth)
+
+    def nth_of_bins(self, bins, hidden, nth):
+        """:meth:`potential_nth` from the users' bins and hidden histogram axes."""
+        b = np.array(bins, dtype=np.int64)
         nth = np.asarray(nth, dtype=np.int64).copy()
         for j in reversed(range(len(self.axes))):
             b[:, j] = np.where(hidden[:, j], nth % self.t, b[:, j])
@@ -277,6 +284,17 @@ class PublicTree:
             T[partial] = ok.all(axis=2)
         table, group = np.unique(T, axis=0, return_inverse=True)
         return group.ravel(), table
+
+    def groups_and_leaves(self, X, W):
+        """:meth:`potential_groups` and each user's own leaf (:meth:`apply`), with the grid
+        coordinates computed once."""
+        grid = self._grid
+        if grid is None or grid.leaf.size * self.n_leaves > GRID_POTENTIAL_ENTRIES:
+            return (*self.potential_groups(X, W), self.apply(X))
+        coordinates = grid.coordinates(X)
+        hidden = W[:, self.axes] if len(self.axes) else np.zeros((len(X), 0), dtype=bool)
+        group, table = grid.groups(X, hidden, coordinates)
+        return group, table, grid.leaf[grid.cell(X, coordinates)]
 
     def potential_size(self, X, W):
         """|T_i|: the number of leaves user i may be in."""

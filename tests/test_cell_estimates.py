@@ -19,7 +19,7 @@ from ldpviz.cell_estimates import (
 )
 from ldpviz.datasets import make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
-from ldpviz.mechanisms import cell_reports, privatize_labels, report_sums
+from ldpviz.mechanisms import cell_report_sums, cell_reports, privatize_labels, report_sums
 from ldpviz.partition import build_partition
 
 M = 3.5  # the label bound of the measurements
@@ -166,8 +166,12 @@ def test_replayed_messages_give_the_same_estimate(data, mechanism, mask):
     fixed = model._fixed_cells(W, model.t)
     y_tilde = privatize_labels(y, np.where(fixed, 2.0, model.epsilon_label_), M, rng)
     assert np.array_equal(y_tilde, model.y_tilde_)
-    reports = cell_reports(model.partition_, X, W, model.epsilon_cells_, mechanism, rng)
-    sums = report_sums(reports.debiased, y_tilde)
+    if mechanism == "grr":  # the per-user messages are the model's draws
+        reports = cell_reports(model.partition_, X, W, model.epsilon_cells_, mechanism, rng)
+        sums = report_sums(reports.debiased, y_tilde)
+    else:  # binary RR bits are drawn in aggregate: same law as the messages, not the same draws
+        sums = cell_report_sums(model.partition_, X, W, y_tilde, model.epsilon_cells_,
+                                mechanism, rng, moments=True)
     assert np.allclose(sums.numerator, model.cell_numerator_)
     server_view = np.where(W, 0.5, X)  # protected coordinates are never read
     estimate = model._stable_estimate(server_view, W, y_tilde, sums, fixed)
