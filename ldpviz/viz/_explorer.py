@@ -134,10 +134,12 @@ class Panels:
     LEFT, RIGHT, TOP, BOTTOM = 80, 20, 56, 8
     MAX_SQUARE = 460
 
-    def __init__(self, panels, legend=0, axis_titles=True):
+    TICK_LINE = 17  # each extra line of x tick labels (a label with <br>)
+
+    def __init__(self, panels, legend=0, axis_titles=True, tick_lines=1):
         self.panels = list(panels)
         self.legend = legend
-        self.axis_h = self.AXIS_H if axis_titles else 30
+        self.axis_h = (self.AXIS_H if axis_titles else 30) + self.TICK_LINE * (tick_lines - 1)
 
     def _gap(self, left):
         return (self.GAP_X if left.gap is None else left.gap) + (

@@ -191,13 +191,15 @@ def comparison_explorer():
         "epsilon": epsilon_slider(4.0, 0.5, 32, continuous=False),
         "s_star": int_slider("s* (private features)", 2, 0, views.D, continuous=False),
     }
-    panels = Panels([Panel("", legend=1, height=320)])
+    # Two-line tick labels, never rotated: rotated labels at 1024 px ran into the axis title.
+    panels = Panels([Panel("", legend=1, height=320)], tick_lines=2)
     traces = [on_panel(go.Bar(name="best of a small grid, mean of 2 samples (± 2 SE)",
                               marker={"color": BLUE},
                               error_y={"type": "data", "symmetric": False}), 0)]
     fig = new_figure(panels, "Semi-feature LDP between label LDP and LDP", traces)
     fig.layout.yaxis.update(type="log", title_text="MSE against f*")
-    fig.layout.xaxis.title.text = "method (orange: HistOfTree, black: no privacy)"
+    fig.layout.xaxis.update(title_text="method (orange: HistOfTree, black: no privacy)",
+                            tickangle=0)
     readout = W.HTML()
 
     def update():
@@ -207,7 +209,8 @@ def comparison_explorer():
                   for m in out["methods"]]
         minus, plus, floor, ceiling = log_error_bars(out["mse"], 2 * out["se"])
         with fig.batch_update():
-            set_trace(fig.data[0], x=out["methods"], y=out["mse"])
+            set_trace(fig.data[0], x=[m.replace(" ", "<br>") for m in out["methods"]],
+                      y=out["mse"])
             fig.data[0].marker.color = colors
             fig.data[0].error_y.update(array=plus, arrayminus=minus)
             _fit_log_axis(fig.layout.yaxis, min(floor, out["mse"].min()), ceiling)
