@@ -201,7 +201,10 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     y_reported_ : (n,) int, each user's GRR class report (index into ``classes_``), drawn once.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int
-    epsilon_label_, epsilon_cells_ : the budget split; they add up to epsilon.
+    epsilon_label_, epsilon_cells_ : the budget split of a user who sends a cell report; they
+        add up to epsilon.
+    n_label_only_ : int, the users whose cell is fixed by what they publish: they send no cell
+        report and spend all of epsilon on their label.
     """
 
     def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",

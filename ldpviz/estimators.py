@@ -90,6 +90,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
         fixed_cell = self._fixed_cells(W, t)
+        self.n_label_only_ = int(fixed_cell.sum())
         label_epsilons = np.where(fixed_cell, float(self.epsilon), self.epsilon_label_)
         y_tilde = self._release_labels(labels, label_epsilons, rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
@@ -249,7 +250,11 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     y_tilde_ : (n,) the privatised labels, released once and reused by the tree and every cell.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int, the number of histogram axes used.
-    epsilon_label_, epsilon_cells_ : the budget split; they add up to epsilon.
+    epsilon_label_, epsilon_cells_ : the budget split of a user who sends a cell report; they
+        add up to epsilon.
+    n_label_only_ : int, the users whose cell is fixed by what they publish (every user when
+        t = 1 and the tree's axes are published): they send no cell report and spend all of
+        epsilon on their label.
     y_bound_ : float
     """
 

@@ -121,6 +121,9 @@ def test_users_who_publish_everything_spend_the_whole_budget_on_the_label(data):
     W = np.zeros((len(X), 5), dtype=bool)
     W[: len(X) // 2, :2] = True  # half the users protect two features, half protect none
     model = HistOfTree(epsilon=2.0, s=2, rho=0.5, y_bound=M, random_state=0).fit(X, y, W=W)
+    assert model.n_label_only_ == np.sum(~W.any(axis=1))
+    one_bin = HistOfTree(epsilon=2.0, s=2, t=1, y_bound=M, random_state=0).fit(X, y, W=W)
+    assert one_bin.n_label_only_ == len(X)  # t = 1: every cell is known from the tree axes
     noise = model.y_tilde_ - np.clip(y, -M, M)
     # Laplace(b) has variance 2 b^2 with b = 2M / epsilon_i
     for rows, eps in ((W.any(axis=1), 1.0), (~W.any(axis=1), 2.0)):
