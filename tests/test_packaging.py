@@ -1,5 +1,7 @@
 """The project's own files stay in step: pyproject.toml, environment.yml (Binder), Makefile."""
 
+import contextlib
+import io
 import re
 import tomllib
 from pathlib import Path
@@ -95,3 +97,15 @@ def test_each_numbered_notebook_opens_with_its_learning_goal():
             first = json.loads(path.read_text())["cells"][0]
             assert first["cell_type"] == "markdown"
             assert "learning goal" in "".join(first["source"]).lower(), path.name
+
+
+def test_readme_example_prints_what_its_comment_says():
+    """The first Python block of the README runs, and its last line prints what the comment
+    after it promises (so the example's number cannot go stale)."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    promised = re.search(r"^print\(.*\)\s*#\s*(.+)$", block, re.MULTILINE).group(1).strip()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README.md", "exec"), {})
+    assert out.getvalue().strip() == promised
