@@ -109,3 +109,23 @@ def test_readme_example_prints_what_its_comment_says():
     with contextlib.redirect_stdout(out):
         exec(compile(block, "README.md", "exec"), {})
     assert out.getvalue().strip() == promised
+
+
+def test_docstring_examples_run():
+    """Every ``>>>`` example in the package's docstrings prints what it shows."""
+    import doctest
+    import importlib
+    import pkgutil
+    import warnings
+
+    import ldpviz
+
+    failed, tried = 0, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the old module paths
+        for info in pkgutil.walk_packages(ldpviz.__path__, "ldpviz."):
+            if info.name.endswith("__main__"):
+                continue
+            result = doctest.testmod(importlib.import_module(info.name), verbose=False)
+            failed, tried = failed + result.failed, tried + result.attempted
+    assert tried >= 3 and failed == 0
