@@ -50,12 +50,12 @@ choice; it leaks). Next to the methods of the paper, two label-only references a
 shown, not ranked: HistOfTree with every feature public (s = 0; rule and depth tuned, depths
 {1, 2, 4, 6, 8}) and LabelDT.
 
-Measured on the 2-core development machine (``n_jobs=2``, 50 replications): the full Figure 2
-with the full rho grid used 860 CPU-seconds, about 7 minutes on two free cores (1554 s = 26 min
-of wall time while other jobs shared the cores: 620 + 403 + 87 + 446 s for panels a-d;
-``benchmarks/bench_figure2.py``); about 60% of it is HistOfTree's cell reports. Table 1 on the
-four local datasets took 266 s on an idle machine and 802 s while other jobs shared the cores
-(before the label-only references were added; with them, 8.5 CPU-seconds per split).
+Measured on the 2-core development machine (``n_jobs=2``, 50 replications, full grids, the
+stable cell estimate): the full Figure 2 took 241 s = 4.0 minutes on a quiet machine (90 + 59
++ 10 + 82 s for panels a-d, 132,100 fits; ``benchmarks/bench_figure2.py``); under load from
+other jobs it takes several times longer. Table 1 on the four local datasets took 266 s on an
+idle machine and 802 s while other jobs shared the cores (before the label-only references
+were added; with them, 8.5 CPU-seconds per split).
 """
 
 from __future__ import annotations
