@@ -96,7 +96,9 @@ def _encode_labels(y, n_samples, classes):
                          f"{classes_.dtype}).") from None
     if np.any(outside):
         raise ValueError(f"y has labels outside classes: {sorted(set(y[outside].tolist()))!r}.")
-    return classes_, codes
+    # The smallest signed integer type holding every code: one byte per user for K <= 128,
+    # which keeps a fit on ten million users within its memory budget.
+    return classes_, codes.astype(np.min_scalar_type(-len(classes_)))
 
 
 def _check_one_label_type(labels, name):
@@ -198,7 +200,8 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     cell_proba_ : (n_cells, K) class probabilities per cell.
     cell_std_error_ : (n_cells,) with ``cell_estimate="stable"``: as in
         :class:`ldpviz.HistOfTree`.
-    y_reported_ : (n,) int, each user's GRR class report (index into ``classes_``), drawn once.
+    y_reported_ : (n,) int, each user's GRR class report (index into ``classes_``), drawn once;
+        the smallest signed integer type that holds the codes (int8 up to 128 classes).
     hist_axes_, tree_axes_ : tuple of int
     s_ : int
     epsilon_label_, epsilon_cells_ : the budget split of a user who sends a cell report; they
@@ -249,7 +252,7 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
     def _release_labels(self, codes, epsilons, rng):
         """GRR over the K classes (eq 16), once per user; debiased one-hot rows feed the tree."""
         K = len(self.classes_)
-        self.y_reported_ = grr(codes, K, epsilons, rng)
+        self.y_reported_ = grr(codes, K, epsilons, rng).astype(codes.dtype)
         return debias_grr(self.y_reported_, K, epsilons)
 
     def _label_noise(self, epsilon):

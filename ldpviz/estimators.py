@@ -91,8 +91,8 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         # Round 1: one label release per user, reused below by the tree and by every cell.
         fixed_cell = self._fixed_cells(W, t)
         self.n_label_only_ = int(fixed_cell.sum())
-        label_epsilons = np.where(fixed_cell, float(self.epsilon), self.epsilon_label_)
-        y_tilde = self._release_labels(labels, label_epsilons, rng)
+        y_tilde = self._release_labels(  # the per-user budgets are freed once spent
+            labels, np.where(fixed_cell, float(self.epsilon), self.epsilon_label_), rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
                                           self.rule, self.min_samples_leaf)
         self.tree_axes_ = self.partition_.tree_axes

@@ -192,14 +192,36 @@ def grr(values, k, epsilon, rng):
     (Proposition A.1).
     """
     epsilon = _budgets(epsilon)
-    values = np.asarray(values, dtype=np.int64)
+    values = np.asarray(values)
+    if values.dtype.kind not in "iu":
+        values = values.astype(np.int64)
     k = np.broadcast_to(np.asarray(k, dtype=np.int64), values.shape)
     if np.any((values < 0) | (values >= k)):
         raise ValueError("values must lie in 0..k-1.")
-    p_true, _, _, _ = _grr_constants(epsilon, k)
-    keep = rng.random(values.shape) < p_true
-    other = rng.integers(0, np.maximum(k - 1, 1))
-    other = other + (other >= values)
+    if values.ndim != 1:
+        return _grr_block(values, k, epsilon, rng.random(values.shape),
+                          rng.integers(0, np.maximum(k - 1, 1)))
+    # One draw of each kind per user, all uniforms first, in blocks (numpy draws identically
+    # in blocks), so the work arrays stay small at millions of users.
+    epsilon = np.broadcast_to(epsilon, values.shape)
+    blocks = [slice(lo, lo + _DRAW_BLOCK) for lo in range(0, len(values), _DRAW_BLOCK)]
+    keep = np.empty(len(values), dtype=bool)
+    for b in blocks:
+        keep[b] = rng.random(len(values[b])) < _grr_constants(epsilon[b], k[b])[0]
+    out = np.empty(len(values), dtype=np.int64)
+    for b in blocks:
+        out[b] = _grr_block(values[b], k[b], None, keep[b],
+                            rng.integers(0, np.maximum(k[b] - 1, 1)))
+    return out
+
+
+def _grr_block(values, k, epsilon, uniform_or_keep, other):
+    """GRR's output from its draws: the true value if kept (or k = 1), else ``other`` skipping
+    the true value. ``uniform_or_keep`` is the uniforms (compared here) or, with ``epsilon``
+    None, the keep decisions."""
+    keep = (uniform_or_keep if epsilon is None
+            else uniform_or_keep < _grr_constants(epsilon, k)[0])
+    other += other >= values
     return np.where(keep | (k == 1), values, other)
 
 
@@ -211,10 +233,16 @@ def debias_grr(reported, k, epsilon):
     reports: it uses no raw data and costs no privacy.
     """
     epsilon = _budgets(epsilon)
-    reported = np.asarray(reported, dtype=np.int64)
-    _, p_other, c, _ = _grr_constants(np.reshape(epsilon, (-1, 1)), k)
-    onehot = reported[:, None] == np.arange(k)[None, :]
-    return c * (onehot - p_other)
+    reported = np.asarray(reported)
+    if reported.dtype.kind not in "iu":
+        reported = reported.astype(np.int64)
+    epsilon = np.broadcast_to(np.reshape(epsilon, (-1, 1)), (len(reported), 1))
+    out = np.empty((len(reported), k))
+    for lo in range(0, len(reported), _DRAW_BLOCK):  # blocks: small work arrays at any n
+        b = slice(lo, lo + _DRAW_BLOCK)
+        _, p_other, c, _ = _grr_constants(epsilon[b], k)
+        out[b] = c * ((reported[b, None] == np.arange(k)[None, :]) - p_other)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -391,9 +419,8 @@ def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
     if not moments:
         return bincount_columns(cell, w * c[:, None], n_cells) - offset * cover, None
     scale = (c * (c - 2.0 * offset))[:, None]
-    both = bincount_columns(cell, np.hstack([w * c[:, None], w * scale]), n_cells)
-    q = w.shape[1]
-    return both[:, :q] - offset * cover, both[:, q:] + offset**2 * cover
+    return (bincount_columns(cell, w * c[:, None], n_cells) - offset * cover,
+            bincount_columns(cell, w * scale, n_cells) + offset**2 * cover)
 
 
 def _rr_sums(groups, columns, epsilon, rng, rows, n_cells, moments, max_entries):

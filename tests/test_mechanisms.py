@@ -173,6 +173,27 @@ def test_grr_per_user_domain_sizes(rng):
     assert np.all(out[k == 1] == 0)
 
 
+
+def test_grr_draws_do_not_depend_on_the_block_size(monkeypatch):
+    """grr and debias_grr work in blocks of users to bound memory at millions of users: any
+    block size gives the same reports and estimates as one block (and as a 2-D input, which
+    is drawn in one piece)."""
+    import ldpviz.mechanisms as mech
+
+    n = 1001
+    k = np.random.default_rng(0).integers(1, 9, n)
+    values = (np.random.default_rng(1).random(n) * k).astype(np.int8)
+    eps = np.where(np.arange(n) % 3 == 0, 4.0, 1.0)
+    one_block = grr(values, k, eps, np.random.default_rng(2))
+    two_d = grr(values[None, :], k[None, :], eps[None, :], np.random.default_rng(2))[0]
+    estimate = debias_grr(one_block, 9, eps)
+    monkeypatch.setattr(mech, "_DRAW_BLOCK", 64)
+    blocked = grr(values, k, eps, np.random.default_rng(2))
+    assert blocked.dtype == np.int64
+    np.testing.assert_array_equal(blocked, one_block)
+    np.testing.assert_array_equal(two_d, one_block)
+    np.testing.assert_array_equal(debias_grr(blocked, 9, eps), estimate)
+
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 def test_grr_debiasing_is_unbiased(rng, epsilon):
     k, reps = 6, 200_000
