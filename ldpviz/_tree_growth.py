@@ -122,7 +122,7 @@ class States:
     def of_split_axis(self, slot_axis, pos, block):
         """State of the users in ``block`` on the axis their node splits (``slot_axis[pos]``)."""
         at = slot_axis[pos[block]] * len(pos)
-        at += np.arange(len(pos))[block]
+        at += np.arange(*block.indices(len(pos)))  # only this block's users, not all n
         return self.state.ravel()[at]
 
 
