@@ -16,7 +16,7 @@ from .cell_estimates import (
     stable_cell_values,
     tree_units,
 )
-from .masks import protection_ranking
+from .masks import ranking_of_checked_mask
 from .mechanisms import (
     MECHANISMS,
     cell_report_sums,
@@ -69,7 +69,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
     def _check_budget(self, W, s, t, depth, n_outputs=1):
         """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
         (:func:`ldpviz.set_config`); the error names the parameter and a value that fits."""
-        hist = W[:, protection_ranking(W)[:s]]  # users grouped by the histogram axes they hide
+        hist = W[:, ranking_of_checked_mask(W)[:s]]  # users grouped by the histogram axes they hide
         patterns = _distinct_rows(hist) if 0 < s < 63 else min(len(W), 2**s)
         check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
                                W.shape[1] - s, self.rule, self.min_samples_leaf, n_outputs,
@@ -87,7 +87,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         """Rounds 1 and 2 for a given (s, t, depth)."""
         self.epsilon_label_, self.epsilon_cells_ = split_budget(self.epsilon, self.rho)
         self.s_ = s
-        self.hist_axes_ = tuple(int(a) for a in protection_ranking(W)[:s])
+        self.hist_axes_ = tuple(int(a) for a in ranking_of_checked_mask(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
         fixed_cell = self._fixed_cells(W, t)
         self.n_label_only_ = int(fixed_cell.sum())

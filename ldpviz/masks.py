@@ -328,7 +328,12 @@ def protection_ranking(W):
 
     The first ``s`` of this ranking are HistOfTree's histogram axes.
     """
-    return np.argsort(-protection_counts(W), kind="stable")
+    return ranking_of_checked_mask(validate_mask(W))
+
+
+def ranking_of_checked_mask(W):
+    """:func:`protection_ranking` of a mask already checked by :func:`validate_mask`."""
+    return np.argsort(-W.sum(axis=0), kind="stable")
 
 
 class MaskSummary(NamedTuple):

@@ -410,12 +410,15 @@ def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
     ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number):
     both are a bincount over the reported cells plus a multiple of the "cover" sums over V_i.
     """
-    sub = groups._replace(group=groups.group[rows], true_cell=groups.true_cell[rows],
-                          true_rank=groups.true_rank[rows])
+    if len(rows) == len(columns):  # every user of the block (rows is 0..n-1): no copies
+        sub, w = groups, columns
+    else:
+        sub = groups._replace(group=groups.group[rows], true_cell=groups.true_cell[rows],
+                              true_rank=groups.true_rank[rows])
+        w = columns[rows]
     cell = _grr_cells(sub, keep, r)
     _, _, c, offset = _grr_constants(epsilon, sub.user_size)
-    w = columns[rows]
-    cover = potential_cover(groups, w, n_cells, rows)
+    cover = potential_cover(groups, w, n_cells, None if sub is groups else rows)
     if not moments:
         return bincount_columns(cell, w * c[:, None], n_cells) - offset * cover, None
     scale = (c * (c - 2.0 * offset))[:, None]
