@@ -90,7 +90,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self.hist_axes_ = tuple(int(a) for a in ranking_of_checked_mask(W)[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
         fixed_cell = self._fixed_cells(W, t)
-        self.n_label_only_ = int(fixed_cell.sum())
+        self.n_label_only_ = int(np.count_nonzero(fixed_cell))
         y_tilde = self._release_labels(  # the per-user budgets are freed once spent
             labels, np.where(fixed_cell, float(self.epsilon), self.epsilon_label_), rng)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
