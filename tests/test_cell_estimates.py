@@ -325,16 +325,16 @@ def test_gains_when_the_signal_sits_on_the_protected_features(epsilon):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("n", "epsilons", "reps"),
-                         [(10_000, (1, 2, 4, 8), 4), (100_000, (1, 4), 2)])
+                         [(10_000, (1,), 20), (10_000, (2, 4, 8), 4), (100_000, (1, 4), 2)])
 def test_best_over_the_papers_grid(n, epsilons, reps):
-    """Best over C.1's grid (rho 0.5/0.7/0.9): within 3% of eq (9), except the measured 7% at
-    n = 10,000 and epsilon 1, where the best grid point is t = 1, depth 1 (two leaf means of
-    labels with all of epsilon, whose one split the stable estimate shrinks by empirical Bayes:
-    6.8% worse in 20 runs, benchmarks/bench_cell_estimate.py --target3); strictly better with
-    the signal on protected features (n = 100,000: 0.59x to 0.999x)."""
+    """Best over C.1's grid (rho 0.5/0.7/0.9): within 3% of eq (9); strictly better with the
+    signal on protected features (n = 100,000: 0.59x to 0.999x). At n = 10,000 and epsilon 1
+    the best grid point is t = 1, depth 1 (one split, whose weight is a posterior mean): 1.017x
+    in 20 runs (benchmarks/bench_cell_estimate.py --target3), but a replication's MSE moves by
+    +-0.03 with the chosen split axis, so 4 runs cannot resolve 3% (1.045x): 20 runs."""
     for epsilon in epsilons:
         paper, stable = _best_over_grid(n, epsilon, reps, rhos=(0.5, 0.7, 0.9))
-        assert stable <= (1.07 if (n, epsilon) == (10_000, 1) else 1.03) * paper, epsilon
+        assert stable <= 1.03 * paper, epsilon
         paper, stable = _best_over_grid(n, epsilon, reps, rhos=(0.5, 0.7, 0.9),
                                         f=protected_signal)
         assert stable < paper, epsilon
