@@ -20,13 +20,12 @@ The best fixed configuration is chosen on the same replications it is scored on,
 optimistic (the minimum of 12-36 noisy means); the ratios are therefore conservative.
 
 Usage: ``python benchmarks/bench_adaptive.py [--n 10000 100000] [--reps 20]
-[--functions section51 protected rough ramp] [--n-jobs 1] [--csv PATH]``. Measured on the
-shared 2-core machine (one process, load 8-11 from other jobs): 27 s per (function,
-replication) at n = 10,000 (the defaults -- section51, 4 replications -- about 2 minutes) and
-170 s at n = 100,000. Results of the report (issue 15): ``--n 10000 --reps 10 --functions
-section51 protected rough`` (822 s): within 10% in 29 of 66 cells, geometric-mean ratio 1.28,
-worst 2.23 (eq 15 with c = 0.01: 1.38, worst 3.15); ``--n 100000 --reps 3 --functions
-section51 ramp`` (1028 s): 16 of 44, 1.25, worst 1.89 (eq 15: 1.42, worst 2.38).
+[--functions section51 protected rough ramp] [--n-jobs 1] [--csv PATH]``. Results (issue 15;
+the shared 2-core machine, quiet, ``--n-jobs 2``): ``--n 10000 --reps 10 --functions section51
+protected rough`` (33 s): within 10% in 28 of 66 cells, geometric-mean ratio 1.28, worst 2.21
+(eq 15 with c = 0.01: 1.38, worst 3.11); ``--n 100000 --reps 3 --functions section51 ramp``
+(45 s): 18 of 44, 1.21, worst 1.89 (eq 15: 1.38, worst 2.34). An earlier run, with older code
+and under a load of 8-11 from other jobs, took 822 s and 1028 s.
 """
 
 import argparse

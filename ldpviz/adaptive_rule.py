@@ -49,8 +49,8 @@ n = 10,000 and 100,000 (``benchmarks/bench_adaptive.py``).
 
 How well it does (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications): against the
 best fixed (s, p, t) of the paper's grid chosen in hindsight per function, the geometric-mean
-MSE ratio is 1.28 over 66 (setting, function) cells (eq 15 with c = 0.01: 1.38; worst 2.23
-against 3.15); within 10% in 29 of them. The gap is the signal: one public rule must serve
+MSE ratio is 1.28 over 66 (setting, function) cells (eq 15 with c = 0.01: 1.38; worst 2.21
+against 3.11); within 10% in 28 of them. The gap is the signal: one public rule must serve
 every function, and the best partition depends on how strong the signal is and on which
 features it sits (a strong or rough signal wants t = 3 and deeper trees, a weak one t = 1 or
 2). On the calibration class even the best single partition per setting chosen in hindsight is

@@ -349,7 +349,7 @@ class AdHistOfTree(HistOfTree):
       Measured against the best fixed (s, p, t) of the paper's grid chosen in hindsight
       (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications, 66 settings x
       functions): geometric-mean MSE ratio 1.28 (eq 15 with c = 0.01: 1.38), within 10% in
-      29 of 66; a rule reading only public information cannot know how strong the signal is
+      28 of 66; a rule reading only public information cannot know how strong the signal is
       or where it sits, and loses most where it is strong and needs t = 3.
     * ``c`` a number: eq (15) as in the paper. It minimises the bound (15) over s and the depth
       p by brute force (:func:`ldpviz.theory.select_s_p`), then takes ``t = t* + t_offset``
