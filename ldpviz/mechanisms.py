@@ -181,6 +181,19 @@ def grr_probabilities(k, epsilon):
     return p_true, p_other
 
 
+def _grr_keep(k, epsilon, rng):
+    """GRR's first draw (eq 16-17): whether each user keeps their true value (always when
+    k = 1). ``epsilon``: one budget or one per user. The uniforms are drawn in blocks, which
+    numpy draws identically to one call, so the work arrays stay small at millions of users.
+    """
+    keep = np.empty(len(k), dtype=bool)
+    for lo in range(0, len(k), _DRAW_BLOCK):
+        b = slice(lo, lo + _DRAW_BLOCK)
+        eps = epsilon if np.ndim(epsilon) == 0 else epsilon[b]
+        keep[b] = (rng.random(len(k[b])) < _grr_constants(eps, k[b])[0]) | (k[b] == 1)
+    return keep
+
+
 def grr(values, k, epsilon, rng):
     """Generalized randomized response: report the true value in {0..k-1} or another one (eq 16).
 
@@ -198,31 +211,18 @@ def grr(values, k, epsilon, rng):
     k = np.broadcast_to(np.asarray(k, dtype=np.int64), values.shape)
     if np.any((values < 0) | (values >= k)):
         raise ValueError("values must lie in 0..k-1.")
-    if values.ndim != 1:
-        return _grr_block(values, k, epsilon, rng.random(values.shape),
-                          rng.integers(0, np.maximum(k - 1, 1)))
-    # One draw of each kind per user, all uniforms first, in blocks (numpy draws identically
-    # in blocks), so the work arrays stay small at millions of users.
-    epsilon = np.broadcast_to(epsilon, values.shape)
-    blocks = [slice(lo, lo + _DRAW_BLOCK) for lo in range(0, len(values), _DRAW_BLOCK)]
-    keep = np.empty(len(values), dtype=bool)
-    for b in blocks:
-        keep[b] = rng.random(len(values[b])) < _grr_constants(epsilon[b], k[b])[0]
+    shape = values.shape
+    values, k = values.reshape(-1), k.reshape(-1)  # C order: the draws of the whole array
+    if np.ndim(epsilon):
+        epsilon = np.broadcast_to(epsilon, shape).reshape(-1)
+    keep = _grr_keep(k, epsilon, rng)  # all uniforms first, then the other values
     out = np.empty(len(values), dtype=np.int64)
-    for b in blocks:
-        out[b] = _grr_block(values[b], k[b], None, keep[b],
-                            rng.integers(0, np.maximum(k[b] - 1, 1)))
-    return out
-
-
-def _grr_block(values, k, epsilon, uniform_or_keep, other):
-    """GRR's output from its draws: the true value if kept (or k = 1), else ``other`` skipping
-    the true value. ``uniform_or_keep`` is the uniforms (compared here) or, with ``epsilon``
-    None, the keep decisions."""
-    keep = (uniform_or_keep if epsilon is None
-            else uniform_or_keep < _grr_constants(epsilon, k)[0])
-    other += other >= values
-    return np.where(keep | (k == 1), values, other)
+    for lo in range(0, len(values), _DRAW_BLOCK):  # blocks: small work arrays at any n
+        b = slice(lo, lo + _DRAW_BLOCK)
+        other = rng.integers(0, np.maximum(k[b] - 1, 1))
+        other += other >= values[b]
+        out[b] = np.where(keep[b], values[b], other)
+    return out.reshape(shape)
 
 
 def debias_grr(reported, k, epsilon):
@@ -255,11 +255,7 @@ def _grr_draws(k, epsilon, rng):
     One call each for all users (the uniforms in blocks, which numpy draws identically), so the
     reports do not depend on how callers split the users afterwards.
     """
-    keep = np.empty(len(k), dtype=bool)
-    for lo in range(0, len(k), _DRAW_BLOCK):
-        kb = k[lo:lo + _DRAW_BLOCK]
-        p_true = _grr_constants(epsilon, kb)[0]
-        keep[lo:lo + _DRAW_BLOCK] = (rng.random(len(kb)) < p_true) | (kb == 1)
+    keep = _grr_keep(k, epsilon, rng)
     high = np.maximum(k - 1, 1)  # |V_i| <= n_cells <= the cell budget: int32 in practice
     return keep, rng.integers(0, high, dtype=high.dtype)
 

@@ -173,7 +173,6 @@ def test_grr_per_user_domain_sizes(rng):
     assert np.all(out[k == 1] == 0)
 
 
-
 def test_grr_draws_do_not_depend_on_the_block_size(monkeypatch):
     """grr and debias_grr work in blocks of users to bound memory at millions of users: any
     block size gives the same reports and estimates as one block (and as a 2-D input, which
@@ -193,6 +192,7 @@ def test_grr_draws_do_not_depend_on_the_block_size(monkeypatch):
     np.testing.assert_array_equal(blocked, one_block)
     np.testing.assert_array_equal(two_d, one_block)
     np.testing.assert_array_equal(debias_grr(blocked, 9, eps), estimate)
+
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 def test_grr_debiasing_is_unbiased(rng, epsilon):
