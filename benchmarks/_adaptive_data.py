@@ -28,11 +28,13 @@ S_STARS = (1, 2, 3, 4)
 EPSILONS = (1.0, 2.0, 4.0, 8.0)
 SETTINGS = ([("gamma", g, 4.0) for g in GAMMAS]
             + [("aligned", s, e) for s in S_STARS for e in EPSILONS])
-#: The paper's grid for a fixed HistOfTree (Appendix C.1; rho fixed at its default 0.5, as in
-#: AdHistOfTree): s in {1, 2, 3} for W_gamma (Figure 2(d)), s = s* for the aligned mask.
+#: The paper's grid for a fixed HistOfTree (Appendix C.1): s in {1, 2, 3} for W_gamma
+#: (Figure 2(d)), s = s* for the aligned mask; rho in {0.5, 0.7, 0.9} (AdHistOfTree chooses
+#: rho too, so the comparison includes it).
 PAPER_DEPTHS = (1, 2, 4, 6)
 PAPER_TS = (1, 2, 3)
 PAPER_SS_GAMMA = (1, 2, 3)
+PAPER_RHOS = (0.5, 0.7, 0.9)
 
 
 def mask(kind, value, n):
@@ -40,8 +42,12 @@ def mask(kind, value, n):
 
 
 def paper_grid(kind, value):
+    """(s, p, t, rho) of the paper's grid; rho matters only where a user reports a cell (t > 1
+    or, under W_gamma, users hiding tree axes), so aligned t = 1 keeps rho = 0.5 alone."""
     ss = PAPER_SS_GAMMA if kind == "gamma" else (int(value),)
-    return list(itertools.product(ss, PAPER_DEPTHS, PAPER_TS))
+    return [(s, p, t, rho) for s, p, t, rho in itertools.product(ss, PAPER_DEPTHS, PAPER_TS,
+                                                                  PAPER_RHOS)
+            if kind == "gamma" or t > 1 or rho == PAPER_RHOS[0]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,29 +124,35 @@ def sample(f, n, rep, seed=0):
 
 
 def fixed_mse(data, W, eps, configs, rep):
-    """MSE of HistOfTree at each (s, p, t) in ``configs``: dict config -> mse. Configurations
-    that differ only in p share one label release and one grown tree (as in the paper's
-    reproduction, :mod:`ldpviz.reproduce.paper`)."""
+    """MSE of HistOfTree at each (s, p, t) or (s, p, t, rho) in ``configs`` (rho 0.5 when not
+    given, the calibration's; "auto" is HistOfTree's rule): dict config -> mse.
+    Configurations that differ only in p share one label release and one grown tree (as in
+    the paper's reproduction, :mod:`ldpviz.reproduce.paper`) where rho does not depend on p."""
     X, y, X_test, target = data
     out = {}
     memo = None
-    for (s, t), group in itertools.groupby(sorted(configs, key=lambda c: (c[0], c[2], c[1])),
-                                           key=lambda c: (c[0], c[2])):
+
+    def key(c):
+        return (c[0], c[2], str(c[3]) if len(c) > 3 else "0.5")
+
+    for _, group in itertools.groupby(sorted(configs, key=lambda c: (key(c), c[1])), key=key):
         with reuse_trees(memo) as memo:
-            for _, p, _ in group:
+            for config in group:
+                s, p, t = config[:3]
                 if t**s * 2**p > len(X):
                     continue
                 model = HistOfTree(epsilon=eps, s=s, t=t, depth=p, y_bound=M,
+                                   rho=config[3] if len(config) > 3 else 0.5,
                                    random_state=np.random.default_rng([rep, s, t, 7]))
                 model.fit(X, y, W=W)
-                out[(s, p, t)] = float(np.mean((model.predict(X_test) - target) ** 2))
+                out[config] = float(np.mean((model.predict(X_test) - target) ** 2))
     return out
 
 
 def adaptive_mse(data, W, eps, rep, **params):
-    """MSE and selected (s, p, t) of AdHistOfTree with ``params``."""
+    """MSE and selected (s, p, t, rho) of AdHistOfTree with ``params``."""
     X, y, X_test, target = data
     model = AdHistOfTree(epsilon=eps, y_bound=M, random_state=np.random.default_rng([rep, 99]),
                          **params).fit(X, y, W=W)
     mse = float(np.mean((model.predict(X_test) - target) ** 2))
-    return mse, (model.s_, model.depth_, model.t_)
+    return mse, (model.s_, model.depth_, model.t_, model.rho_)

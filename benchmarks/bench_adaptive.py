@@ -53,7 +53,7 @@ def run_one(fname, n, rep, kind, value, eps):
     mse, cfg = adaptive_mse(data, W, eps, rep)
     rows.append({**base, "method": "auto", "config": cfg, "mse": mse})
     if cfg[2] == 1 and cfg[0] > 0:  # the t = 1 check: same (s, p) with two bins
-        t2 = fixed_mse(data, W, eps, [(cfg[0], cfg[1], 2)], rep)
+        t2 = fixed_mse(data, W, eps, [(cfg[0], cfg[1], 2, "auto")], rep)
         rows += [{**base, "method": "t2", "config": k, "mse": v} for k, v in t2.items()]
     mse, cfg = adaptive_mse(data, W, eps, rep, c=0.01)
     rows.append({**base, "method": "eq15", "config": cfg, "mse": mse})
@@ -69,8 +69,8 @@ def ratio_se(a, b):
 
 
 def _config(cfg):
-    s, p, t = cfg
-    return f"s{s} p{p} t{t}"
+    s, p, t, rho = cfg
+    return f"s{s} p{p} t{t} rho{rho:g}"
 
 
 def geomean(x):

@@ -76,8 +76,8 @@ import numpy as np
 
 from .masks import protection_ranking
 
-__all__ = ["CALIBRATED_C", "CALIBRATED_C_TREE", "CALIBRATED_LEVEL_COST", "P_MAX", "T_MAX",
-           "default_s_max", "risk_table", "select_partition"]
+__all__ = ["CALIBRATED_C", "CALIBRATED_C_TREE", "CALIBRATED_LEVEL_COST", "P_MAX", "RHO_GRID",
+           "T_MAX", "choose_rho", "default_s_max", "risk_table", "select_partition"]
 
 #: Calibrated constants (``benchmarks/calibrate_adaptive.py``): the squared slope per histogram
 #: axis and per tree axis in units of M^2, and the price of one level of shrinkage in M^2.
@@ -85,16 +85,30 @@ CALIBRATED_C = 0.01
 CALIBRATED_C_TREE = 0.01
 CALIBRATED_LEVEL_COST = 3e-4
 
+#: The label's shares of epsilon that ``rho="auto"`` chooses from: Appendix C.1's grid, and
+#: nearly all of epsilon on the label where no cell report could pay for its share.
+RHO_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+
 #: Largest bins per histogram axis and tree depth the rule considers (the calibrated range).
 T_MAX = 5
 P_MAX = 8
 
 
-def _hidden_counts(W, s):
-    """(h, k) per user: hidden axes among the s most protected, and among the others."""
-    ranked = np.asarray(W, dtype=bool)[:, protection_ranking(W)]
-    h = ranked[:, :s].sum(axis=1)
-    return h, ranked.sum(axis=1) - h
+def _user_types(W, ranking, s):
+    """(h, k, weight) of the distinct users of a boolean mask: hidden axes among the s most
+    protected (h) and among the others (k), and their share of users, in (h, k) order.
+
+    One pass over the columns into a small code ``h (d + 1) + k``: about 0.1 s at ten million
+    users (grouping the (h, k) pairs with np.unique took seconds).
+    """
+    n, d = W.shape
+    code = np.zeros(n, dtype=np.uint8 if (d + 1) ** 2 <= 256 else np.int64)
+    for rank, j in enumerate(ranking):
+        hidden = W[:, j].view(np.uint8) if code.dtype == np.uint8 else W[:, j]
+        code += hidden * code.dtype.type(d + 1 if rank < s else 1)
+    counts = np.bincount(code, minlength=(d + 1) ** 2)
+    present = np.flatnonzero(counts)
+    return present // (d + 1), present % (d + 1), counts[present] / n
 
 
 def default_s_max(W):
@@ -133,6 +147,16 @@ def _t_min(s, h, k, weight, n, M2, nu_split, eps_cells, mechanism, c):
     factor = np.where((k == 0) & (h == 0), 1.0, _report_factor(K, eps_cells, mechanism))
     noise = 2.0**s * float(weight @ ((M2 / 3.0 + nu_split) * factor)) / n
     return 2 if c * M2 * s * 0.75 >= noise else 1
+
+
+def _noise(epsilon, rho, y_bound):
+    """(nu_split, nu_full, eps_cells): label-noise variances of users who split epsilon and of
+    those who spend it all on the label, and the cell report's budget."""
+    epsilon = float(epsilon)
+    if not np.isfinite(epsilon):
+        return 0.0, 0.0, np.inf
+    return (2.0 * (2.0 * y_bound / (rho * epsilon)) ** 2, 2.0 * (2.0 * y_bound / epsilon) ** 2,
+            (1.0 - rho) * epsilon)
 
 
 def _tree_side2(m, p):
@@ -177,48 +201,58 @@ def risk_table(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_
     list of (s, p, t, risk)
         ``t`` is 1 when s = 0 and ``p`` is 0 when s = d.
     """
-    W = np.asarray(W)
-    d = W.shape[1]
-    n = max(int(n), 1)
-    epsilon = float(epsilon)
-    M2 = float(y_bound) ** 2
-    finite = np.isfinite(epsilon)
-    nu_split = 2.0 * (2.0 * y_bound / (rho * epsilon)) ** 2 if finite else 0.0
-    nu_full = 2.0 * (2.0 * y_bound / epsilon) ** 2 if finite else 0.0
-    eps_cells = (1.0 - rho) * epsilon
-    sigma2 = M2 / 3.0
-    max_cells = n if max_cells is None else max_cells
-    p_max = P_MAX if p_max is None else p_max
+    ranking = protection_ranking(W)  # checks W
+    W = np.asarray(W, dtype=bool)
     s_max = default_s_max(W) if s_max is None else s_max
     out = []
     for s in range(s_min, s_max + 1):
-        m = d - s
-        h, k = _hidden_counts(W, s)
-        pairs, weight = np.unique(np.stack([h, k]), axis=1, return_counts=True)
-        h, k, weight = pairs[0].astype(float), pairs[1].astype(float), weight / len(W)
-        for t in ([1] if s == 0 else range(_t_min(s, h, k, weight, n, M2, nu_split, eps_cells,
-                                                       mechanism, c), t_max + 1)):
-            fixed = (k == 0) & ((t == 1) | (h == 0))
-            label = sigma2 + np.where(fixed, nu_full, nu_split)
-            base = float(weight @ label) / n  # the root mean's variance
-            tree_risk = base
-            for p in ([0] if m == 0 else range(p_max + 1)):
-                cells = t**s * 2.0**p
-                if cells > max_cells:
-                    break
-                if p > 0:  # one more tree level: its deviation, shrunk by its noise, + a price
-                    reach = weight @ (1.0 - k / m) ** p  # users passed down p public splits
-                    tau2 = c_tree * M2 * (_tree_side2(m, p - 1) - _tree_side2(m, p))
-                    v = 2.0**p * base / max(reach, 1e-12)
-                    tree_risk += tau2 * v / (tau2 + v) + level_cost * M2
-                total = tree_risk + c_tree * M2 * _tree_side2(m, p) + c * M2 * s / t**2
-                if t > 1:  # the histogram effect, reported at the full (s, p, t) resolution
-                    K = t**h * (np.exp2(p * k / m) if m else 1.0)
-                    factor = np.where(fixed, 1.0, _report_factor(K, eps_cells, mechanism))
-                    v = cells * float(weight @ (label * factor)) / n
-                    tau2 = c * M2 * s * (1.0 - 1.0 / t**2)
-                    total += tau2 * v / (tau2 + v) + level_cost * M2
-                out.append((s, int(p), int(t), total))
+        out += _risk_rows(_user_types(W, ranking, s), W.shape[1], s, n, epsilon, rho,
+                          mechanism, y_bound, max_cells, p_max, None, t_max,
+                          (c, c_tree, level_cost))
+    return out
+
+
+def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_max, t_min,
+               t_max, constants):
+    """risk_table's rows for one s; ``t_min`` None: the guard :func:`_t_min`."""
+    c, c_tree, level_cost = constants
+    h, k, weight = types[0].astype(float), types[1].astype(float), types[2]
+    n = max(int(n), 1)
+    M2 = float(y_bound) ** 2
+    nu_split, nu_full, eps_cells = _noise(epsilon, rho, y_bound)
+    sigma2 = M2 / 3.0
+    max_cells = n if max_cells is None else max_cells
+    p_max = P_MAX if p_max is None else p_max
+    m = d - s
+    if s == 0:
+        t_values = [1]
+    else:
+        if t_min is None:
+            t_min = _t_min(s, h, k, weight, n, M2, nu_split, eps_cells, mechanism, c)
+        t_values = range(t_min, t_max + 1)
+    out = []
+    for t in t_values:
+        fixed = (k == 0) & ((t == 1) | (h == 0))
+        label = sigma2 + np.where(fixed, nu_full, nu_split)
+        base = float(weight @ label) / n  # the root mean's variance
+        tree_risk = base
+        for p in ([0] if m == 0 else range(p_max + 1)):
+            cells = t**s * 2.0**p
+            if cells > max_cells:
+                break
+            if p > 0:  # one more tree level: its deviation, shrunk by its noise, + a price
+                reach = weight @ (1.0 - k / m) ** p  # users passed down p public splits
+                tau2 = c_tree * M2 * (_tree_side2(m, p - 1) - _tree_side2(m, p))
+                v = 2.0**p * base / max(reach, 1e-12)
+                tree_risk += tau2 * v / (tau2 + v) + level_cost * M2
+            total = tree_risk + c_tree * M2 * _tree_side2(m, p) + c * M2 * s / t**2
+            if t > 1:  # the histogram effect, reported at the full (s, p, t) resolution
+                K = t**h * (np.exp2(p * k / m) if m else 1.0)
+                factor = np.where(fixed, 1.0, _report_factor(K, eps_cells, mechanism))
+                v = cells * float(weight @ (label * factor)) / n
+                tau2 = c * M2 * s * (1.0 - 1.0 / t**2)
+                total += tau2 * v / (tau2 + v) + level_cost * M2
+            out.append((s, int(p), int(t), total))
     return out
 
 
@@ -240,3 +274,31 @@ def select_partition(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min
     ties = [r for r, v in zip(rows, risk, strict=True) if v <= best * (1 + tie_rtol)]
     s, p, t, _ = min(ties, key=lambda r: (r[2] ** r[0] * 2 ** r[1], r[0]))
     return s, p, t
+
+
+def choose_rho(W, n, epsilon, mechanism, y_bound, s, p, t, ranking=None):
+    """The label's share of epsilon (``rho="auto"``) for a given partition: the value of
+    ``RHO_GRID`` whose :func:`risk_table` risk of (s, p, t) is least (ties: the smallest).
+
+    Public inputs only (the mask W, n, epsilon, the mechanism, the bound M and the partition
+    size), so the choice is made before round 1 and costs no privacy. ``epsilon = inf``: 0.5
+    (nothing to split). ``ranking``: the protection ranking of a boolean W already checked.
+
+    The risk assumes the calibrated signal ``c`` per protected axis: where the cell reports
+    could not recover that much at this n and epsilon, nearly all of epsilon goes to the label.
+    A stronger signal on the protected features would have repaid a smaller rho (measured in
+    :class:`ldpviz.HistOfTree`'s docstring); no public rule can know which.
+    """
+    if not np.isfinite(float(epsilon)):
+        return RHO_GRID[0]
+    if ranking is None:
+        ranking = protection_ranking(W)
+        W = np.asarray(W, dtype=bool)
+    types = _user_types(W, ranking, s)
+    constants = (CALIBRATED_C, CALIBRATED_C_TREE, CALIBRATED_LEVEL_COST)
+    risks = []
+    for rho in RHO_GRID:
+        rows = _risk_rows(types, W.shape[1], s, n, epsilon, rho, mechanism, y_bound, np.inf,
+                          p, t, t, constants)
+        risks.append(next((r[3] for r in rows if r[1] == p), np.inf))
+    return RHO_GRID[int(np.argmin(risks))]

@@ -57,9 +57,11 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
     _local_fallback = "leaf"  # the fallback that uses the round-1 means of the tree nodes
     _global_fallback_rows = 0  # the other fallback keeps the root (1) or nothing (0)
     _posterior = False
+    _rho_rule = False  # whether rho="auto" (adaptive_rule.choose_rho) is offered
 
     def _check_protocol_params(self):
-        check_rho(self.rho)
+        if not (self._rho_rule and _is_auto(self.rho)):
+            check_rho(self.rho, "rho" if not self._rho_rule else "rho (or 'auto')")
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", self._fallbacks)
@@ -84,10 +86,17 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         return round(float(W.sum(axis=1).mean()))
 
     def _run_protocol(self, X, labels, W, rng, s, t, depth):
-        """Rounds 1 and 2 for a given (s, t, depth)."""
-        self.epsilon_label_, self.epsilon_cells_ = split_budget(self.epsilon, self.rho)
+        """Rounds 1 and 2 for a given (s, t, depth); rho="auto" is chosen for them by the
+        public rule :func:`ldpviz.adaptive_rule.choose_rho` before round 1."""
+        ranking = ranking_of_checked_mask(W)
+        if _is_auto(self.rho):
+            self.rho_ = adaptive_rule.choose_rho(W, len(W), self.epsilon, self.mechanism,
+                                                 self.y_bound_, s, depth, t, ranking=ranking)
+        else:
+            self.rho_ = float(self.rho)
+        self.epsilon_label_, self.epsilon_cells_ = split_budget(self.epsilon, self.rho_)
         self.s_ = s
-        self.hist_axes_ = tuple(int(a) for a in ranking_of_checked_mask(W)[:s])
+        self.hist_axes_ = tuple(int(a) for a in ranking[:s])
         # Round 1: one label release per user, reused below by the tree and by every cell.
         fixed_cell = self._fixed_cells(W, t)
         self.n_label_only_ = int(np.count_nonzero(fixed_cell))
@@ -205,13 +214,24 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         or by one binary randomized response per potential cell (eq 8); "auto" lets each user
         use the one with the smaller variance for their number of potential cells
         (:func:`ldpviz.mechanisms.grr_is_better`; an ldpviz extension).
-    rho : float, default=0.5
-        Share of epsilon spent on the label (Appendix C.1).
-    y_bound : float or None, default=None
-        Public label bound M. None reads it off the labels with a PrivacyWarning (a leak).
-    private_features : list of int or None, default=None
-        Aligned case: the columns every user protects. Passing W to fit as well is an error.
-    min_samples_leaf : int, default=0
+    rho : float in (0, 1) or "auto", default="auto"
+        Share of epsilon a user who sends a cell report spends on the label (Appendix C.1
+        tunes it in {0.5, 0.7, 0.9}; the paper's experiments use 0.5 where they fix it).
+        "auto": chosen by a public rule (:func:`ldpviz.adaptive_rule.choose_rho`) from
+        ``RHO_GRID`` = 0.5 ... 0.95 for this partition, from n, epsilon, the mechanism, M and
+        W only (never the data; made before round 1, so it costs no privacy), by the risk
+        proxy of :mod:`ldpviz.adaptive_rule`. Where the cell reports cannot be estimated at
+        this n and epsilon, nearly all of epsilon goes to the label, so a histogram that
+        cannot help costs little against ``t = 1`` (whose users report no cell and spend all
+        of epsilon on the label). Measured (``benchmarks/bench_cell_estimate.py --target2``,
+        Section 5.1 data, n = 10,000, aligned s* 1 and 2, GRR and RR, t 2-4, depth 0-6, 30
+        runs): the worst ratio MSE(t) / MSE(t = 1) at epsilon 1 is 1.02 (1.26 with rho = 0.5),
+        at epsilon 2 1.37 (1.88). The price: the rule assumes a moderate signal per protected
+        axis, so where a strong one would have repaid the cell reports it gives them too
+        little (a ramp on the protected features, 24 settings of W_gamma and aligned masks at
+        epsilon 2 and 4: 1.05 times rho = 0.5's error on geometric mean, worst 1.58 at
+        W_gamma, gamma = 1, epsilon 4, t = 2, depth 4). Pass ``rho=0.5`` (the paper's) when the
+        protected features are known to carry strong signal. The value used is ``rho_``.
         Refuse a tree split leaving a child with fewer users who publish that coordinate
         (0: the full tree of Algorithm 1).
     cell_estimate : {"stable", "paper"}, default="stable"
@@ -250,16 +270,19 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     y_tilde_ : (n,) the privatised labels, released once and reused by the tree and every cell.
     hist_axes_, tree_axes_ : tuple of int
     s_ : int, the number of histogram axes used.
-    epsilon_label_, epsilon_cells_ : the budget split of a user who sends a cell report; they
-        add up to epsilon.
+    rho_ : float, the label's share used (``rho``, or the rule's choice with "auto").
+    epsilon_label_, epsilon_cells_ : the budget split of a user who sends a cell report
+        (``rho_ * epsilon`` and the rest); they add up to epsilon.
     n_label_only_ : int, the users whose cell is fixed by what they publish (every user when
         t = 1 and the tree's axes are published): they send no cell report and spend all of
         epsilon on their label.
     y_bound_ : float
     """
 
+    _rho_rule = True
+
     def __init__(self, epsilon=1.0, s=None, t=2, depth=2, rule="max-edge", mechanism="grr",
-                 rho=0.5, y_bound=None, private_features=None, min_samples_leaf=0,
+                 rho="auto", y_bound=None, private_features=None, min_samples_leaf=0,
                  cell_estimate="stable", fallback="leaf", clip=True, random_state=None):
         self.epsilon = epsilon
         self.s = s
@@ -294,6 +317,13 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         self._check_budget(W, s, self.t, self.depth)
         self._run_protocol(X, y, W, rng, s, self.t, self.depth)
         return self
+
+    def _budget_shares(self, n_features):
+        """With rho="auto" the smallest shares the rule can choose (checked before it runs)."""
+        if _is_auto(self.rho):
+            grid = adaptive_rule.RHO_GRID
+            return (min(grid), 1.0 - max(grid)), min(grid)
+        return super()._budget_shares(n_features)
 
     def _release_labels(self, y, epsilons, rng):
         """eq (4): clip to [-M, M] and add Laplace(2M / epsilon_i), once per user."""
@@ -372,11 +402,16 @@ class AdHistOfTree(HistOfTree):
     is fixed by what they publish, which depends on s and t) is known before any release, and
     the budget adds up exactly: rho*eps for the label plus (1 - rho)*eps for the cell report.
 
+
     Parameters
     ----------
     epsilon, rule, mechanism, rho, y_bound, private_features, min_samples_leaf, cell_estimate,
     fallback, clip, random_state :
-        As in :class:`HistOfTree` (the stable cell estimate by default).
+        As in :class:`HistOfTree` (the stable cell estimate by default), except that ``rho``
+        defaults to 0.5: the calibrated rule was calibrated at 0.5 and decides itself whether
+        a histogram can pay (t = 1 or not); ``rho="auto"`` then starves the histogram it kept
+        where the signal is strong (W_gamma, gamma = 1, epsilon 4, a ramp on the protected
+        features: MSE 0.38 instead of 0.2).
     c : "auto" or float, default="auto"
         "auto": the calibrated rule above. A positive number: eq (15), with ``c`` multiplying
         its approximation term (Appendix C.1 tunes it in {0.01, 0.1, 1}; ``c = 1`` is the bound
@@ -428,15 +463,16 @@ class AdHistOfTree(HistOfTree):
 
     def _select(self, W):
         """(s, p*, t, lambda*) by the calibrated rule or eq (15), among partitions with at
-        most ``_cell_cap`` cells."""
+        most ``_cell_cap`` cells. With rho="auto" the calibrated rule scores the partitions at
+        rho = 0.5 (as calibrated); the protocol then chooses rho for the one selected."""
         n, d = W.shape
         s_min = int(np.sum(W.all(axis=0)))
         epsilon = float(self.epsilon)
         cap = self._cell_cap(n, d)
         if isinstance(self.c, str):
             s, p, t = adaptive_rule.select_partition(
-                W, n, epsilon, rho=float(self.rho), mechanism=self.mechanism,
-                y_bound=self.y_bound_, s_min=s_min, max_cells=cap)
+                W, n, epsilon, rho=0.5 if _is_auto(self.rho) else float(self.rho),
+                mechanism=self.mechanism, y_bound=self.y_bound_, s_min=s_min, max_cells=cap)
         elif s_min == d or n < 2:
             return d, 0, self._histogram_only_t(n, d, epsilon, cap), 0.0
         else:
@@ -478,3 +514,7 @@ def _largest_root(cells, s):
     while (t + 1) ** s <= cells:
         t += 1
     return t
+
+
+def _is_auto(rho):
+    return isinstance(rho, str) and rho == "auto"

@@ -7,6 +7,7 @@ import pytest
 from sklearn.base import clone
 
 from ldpviz import AdHistOfTree, HistOfTree, adaptive_rule
+from ldpviz.adaptive_rule import RHO_GRID, choose_rho
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
 
@@ -172,7 +173,8 @@ def _mse(model, X, y, W, X_test, truth):
 
 
 def _paper_grid_best_and_auto(kind, value, epsilon, n, reps):
-    """Per replication: MSE of every (s, p, t) of the paper's grid, of the rule, of eq (15)."""
+    """Per replication: MSE of every (s, p, t) of the paper's grid (rho = 0.5, AdHistOfTree's),
+    of the rule, of eq (15)."""
     W = gamma_mask(n, 5, value) if kind == "gamma" else aligned_mask(n, 5, value)
     ss = (1, 2, 3) if kind == "gamma" else (value,)
     grid = [(s, p, t) for s in ss for p in (1, 2, 4, 6) for t in (1, 2, 3)]
@@ -184,8 +186,8 @@ def _paper_grid_best_and_auto(kind, value, epsilon, n, reps):
 
         data = (X, y, W, X_test, truth)
         for j, (s, p, t) in enumerate(grid):
-            fixed[r, j] = _mse(HistOfTree(epsilon=epsilon, s=s, t=t, depth=p, y_bound=M,
-                                          random_state=r), *data)
+            fixed[r, j] = _mse(HistOfTree(epsilon=epsilon, s=s, t=t, depth=p, rho=0.5,
+                                          y_bound=M, random_state=r), *data)
         auto[r] = _mse(AdHistOfTree(epsilon=epsilon, y_bound=M, random_state=r), *data)
         eq15[r] = _mse(AdHistOfTree(epsilon=epsilon, c=0.01, y_bound=M, random_state=r), *data)
     best = fixed[:, np.argmin(fixed.mean(axis=0))]
@@ -217,3 +219,25 @@ def test_calibrated_rule_is_near_the_best_fixed_partition():
     assert gmean <= GMEAN_MAX, (ratios, gmean)
     assert max(ratios) <= WORST_MAX, ratios
     assert gmean < gmean15, (gmean, gmean15)
+
+
+# ---------------------------------------------------------------------------------------------
+# The budget rule (rho="auto")
+# ---------------------------------------------------------------------------------------------
+def test_budget_rule_starves_hopeless_cells_and_splits_where_they_pay():
+    W = aligned_mask(10_000, 5, 2)
+    # a few hundred users at epsilon 1: no cell report can be estimated
+    assert choose_rho(W[:300], 300, 1.0, "grr", M, 2, 2, 3) == max(RHO_GRID)
+    # a million users at epsilon 8: the cells pay for a real share of the budget
+    assert choose_rho(W, 1_000_000, 8.0, "grr", M, 2, 2, 2) <= 0.7
+    assert choose_rho(W, 10_000, np.inf, "grr", M, 2, 2, 2) == 0.5
+
+
+def test_budget_rule_reads_only_the_public_mask_counts():
+    """Same protection pattern shares and n: same rho, whatever the row order (and it never
+    sees X or y: its signature has no place for them)."""
+    W = gamma_mask(4000, 5, 1.0)
+    perm = np.random.default_rng(0).permutation(4000)
+    for eps in (0.5, 2.0, 4.0):
+        assert choose_rho(W, 4000, eps, "rr", M, 1, 3, 2) == choose_rho(W[perm], 4000, eps, "rr",
+                                                                          M, 1, 3, 2)

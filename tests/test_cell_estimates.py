@@ -6,6 +6,7 @@ import pytest
 from scipy.stats import chi2
 
 from ldpviz import HistOfTree
+from ldpviz.adaptive_rule import RHO_GRID
 from ldpviz.cell_estimates import (
     TOLERANCE,
     exact_units,
@@ -249,21 +250,18 @@ def _mse_table(configs, n, reps, s_star=2, f=None):
 
 
 def _target2_check(epsilons, mechanisms, s_stars, ts, depths, reps):
-    """Target 2: MSE(t) <= 1.10 MSE(t = 1) + 0.01 at the same depth, or the measured bound.
+    """Target 2: MSE(t) <= 1.10 MSE(t = 1) + 0.01 at the same depth, within two standard
+    errors, with the default rho="auto".
 
-    It holds (within two standard errors) at epsilon 4 and 8. It cannot hold at epsilon 1 and
-    2: at t > 1 the label gets rho * eps while at t = 1 (every cell fixed by the published
-    features) it gets all of eps, so the round-1 tree and leaf means at t > 1 rest on labels
-    4x noisier in variance (rho = 1/2), which no post-processing of the released messages can
-    undo; the t = 1 tree finds the public signal (x5, and x2 when s* = 1) and the t > 1 tree
-    cannot. At epsilon 2 the histogram test also has rare false alarms (one large error in a
-    few dozen fits, RR with s* = 1). Measured worst MSE(t) / MSE(t = 1) over this grid
-    (aligned s* 1/2, GRR and RR, t 2/3/4, depths 0/2/4/6): epsilon 1: 1.13 at depth 0 and 1.38
-    deeper in 20 runs (benchmarks/bench_cell_estimate.py --target2), 1.33 and 1.56 in these 6;
-    epsilon 2: 1.23 and 2.14 in 20 runs, 1.49 and 3.05 in these 6. The bounds below allow
-    those, no more.
+    At t > 1 a user who reports a cell gives the label rho * eps, at t = 1 (every cell fixed by
+    the published features) all of eps; with rho = 1/2 the round-1 tree and leaf means at
+    t > 1 rest on labels 4x noisier in variance, which no post-processing can undo (worst
+    ratio 1.26 at epsilon 1 and 1.88 at epsilon 2 in 30 runs). The public budget rule
+    (``adaptive_rule.choose_rho``) gives the label nearly all of epsilon where the cell
+    reports cannot pay: in 30 runs of benchmarks/bench_cell_estimate.py --target2 no cell
+    fails significantly, worst ratios 1.02 (epsilon 1) and 1.37 (epsilon 2, rare false alarms
+    of the histogram test: heavy-tailed, hence the standard error).
     """
-    bound = {1: 1.6, 2: 3.2}
     for eps in epsilons:
         for mech in mechanisms:
             for s_star in s_stars:
@@ -275,16 +273,24 @@ def _target2_check(epsilons, mechanisms, s_stars, ts, depths, reps):
                     for j, depth in enumerate(depths):
                         excess = mse[:, k, j] - (1.10 * base[:, j] + 0.01)
                         se = excess.std(ddof=1) / np.sqrt(reps)
-                        where = (eps, mech, s_star, ts[k - 1], depth)
-                        if eps >= 4:
-                            assert excess.mean() <= 2 * se, where
-                        else:
-                            assert mse[:, k, j].mean() <= bound[eps] * base[:, j].mean(), where
+                        assert excess.mean() <= 2 * se, (eps, mech, s_star, ts[k - 1], depth)
 
 
 def test_never_much_worse_than_ignoring_the_private_features():
-    _target2_check(epsilons=(1, 4, 8), mechanisms=("grr",), s_stars=(2,), ts=(2, 4),
+    _target2_check(epsilons=(1, 2, 4, 8), mechanisms=("grr",), s_stars=(2,), ts=(2, 4),
                    depths=(0, 4), reps=5)
+
+
+def test_budget_rule_recovers_the_one_bin_accuracy_where_cells_cannot_pay():
+    """Epsilon 1, n = 10,000: no histogram effect is recoverable, so rho="auto" gives the label
+    nearly all of epsilon and t = 2 is within 5% of t = 1 (with rho = 0.5: 1.17x-1.29x)."""
+    for s_star in (1, 2):
+        configs = [{"epsilon": 1.0, "t": t, "depth": 2} for t in (1, 2)]
+        mse = _mse_table(configs, 10_000, 5, s_star).mean(axis=0)
+        assert mse[1] <= 1.05 * mse[0] + 0.005, (s_star, mse)
+    model = HistOfTree(epsilon=1.0, s=2, t=2, depth=2, y_bound=M, random_state=0)
+    X, y = make_paper_regression(10_000, random_state=0)
+    assert model.fit(X, y, W=aligned_mask(10_000, 5, 2)).rho_ == max(RHO_GRID)
 
 
 @pytest.mark.slow

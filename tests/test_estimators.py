@@ -12,6 +12,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 import ldpviz.estimators as estimators_module
 from ldpviz import HistOfTree, PrivacyWarning
+from ldpviz.adaptive_rule import RHO_GRID, choose_rho
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
 
@@ -114,6 +115,27 @@ def test_budget_split_of_a_fit_adds_up(data):
         model = HistOfTree(epsilon=3.0, s=2, rho=rho, y_bound=M, random_state=0).fit(X, y)
         assert model.epsilon_label_ + model.epsilon_cells_ == pytest.approx(3.0, rel=1e-15)
         assert model.epsilon_label_ == pytest.approx(rho * 3.0)
+
+
+@pytest.mark.parametrize("mechanism", ["grr", "rr", "auto"])
+@pytest.mark.parametrize("epsilon", [0.5, 2.0, 8.0])
+def test_budget_rule_splits_epsilon_exactly_and_the_labels_carry_its_share(data, mechanism,
+                                                                           epsilon):
+    """rho="auto": the chosen share is one of RHO_GRID, the split adds up to epsilon, the rule
+    is the public one (same inputs, same rho), and the released labels' noise has the
+    variance of Laplace(2M / (rho_ eps))."""
+    X, y, _ = data
+    W = gamma_mask(len(X), 5, 1.0)
+    model = HistOfTree(epsilon=epsilon, s=1, t=3, depth=3, mechanism=mechanism, y_bound=M,
+                       random_state=0).fit(X, y, W=W)
+    assert model.rho_ in RHO_GRID
+    assert model.epsilon_label_ + model.epsilon_cells_ == pytest.approx(epsilon, rel=1e-15)
+    assert model.epsilon_label_ == pytest.approx(model.rho_ * epsilon)
+    assert model.rho_ == choose_rho(W, len(X), epsilon, mechanism, M, 1, 3, 3)
+    split = W.any(axis=1)  # t > 1: whoever hides a feature sends a cell report
+    noise = (model.y_tilde_ - np.clip(y, -M, M))[split]
+    expect = 2 * (2 * M / model.epsilon_label_) ** 2
+    assert abs(noise.var() - expect) < 0.15 * expect
 
 
 def test_users_who_publish_everything_spend_the_whole_budget_on_the_label(data):
@@ -274,6 +296,6 @@ def test_with_one_bin_users_who_hide_only_histogram_axes_also_spend_it_all_on_th
     W[: len(X) // 2, 3] = True  # half also hide x4, a tree axis
     model = HistOfTree(epsilon=2.0, s=1, t=1, depth=2, y_bound=M, random_state=0).fit(X, y, W=W)
     noise = model.y_tilde_ - np.clip(y, -M, M)
-    for rows, eps in ((W[:, 3], 1.0), (~W[:, 3], 2.0)):
+    for rows, eps in ((W[:, 3], model.epsilon_label_), (~W[:, 3], 2.0)):
         var, expect = noise[rows].var(), 2 * (2 * M / eps) ** 2
         assert abs(var - expect) < 0.15 * expect

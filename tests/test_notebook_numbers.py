@@ -95,6 +95,9 @@ EXACT = {
         "16": "4 ** 2",  # t^s potential cells at t = 4, s = 2
         "0.71": "mechanisms.grr_probabilities(4, 2.0)[0]",
         "0.27": "mechanisms.rr_probabilities(2.0)[1]",
+        # Exercise 3: rho="auto" at epsilon 1, t = 2, depth 2 (the notebook's n, mask and M)
+        "0.95": "ldpviz.adaptive_rule.choose_rho(masks.aligned_mask(10_000, 5, 2), 10_000, 1.0,"
+                " 'grr', 3.0, 2, 2, 2)",
     },
     "03": {
         "40": "100 * masks.spread_mask(10_000, 5, width=2).mean(axis=0).max()",

@@ -12,7 +12,7 @@ from ldpviz.viz import views
 def _model(n=3000, **kw):
     X, y = make_paper_regression(n, random_state=0)
     model = HistOfTree(epsilon=kw["epsilon"], s=kw["s_star"], t=kw["t"], depth=kw["depth"],
-                       y_bound=PAPER_Y_BOUND, random_state=kw.get("noise_seed", 0))
+                       rho=0.5, y_bound=PAPER_Y_BOUND, random_state=kw.get("noise_seed", 0))
     return model.fit(X, y, W=aligned_mask(n, 5, kw["s_star"]))
 
 
@@ -117,7 +117,8 @@ def _gamma_model(n=3000, s=2, gamma=1.0, **kw):
     X, y = make_paper_regression(n, random_state=0)
     W = gamma_mask(n, 5, gamma)
     model = HistOfTree(epsilon=kw.get("epsilon", 4.0), s=s, t=kw.get("t", 2),
-                       depth=kw.get("depth", 2), y_bound=PAPER_Y_BOUND, random_state=0)
+                       depth=kw.get("depth", 2), rho=0.5, y_bound=PAPER_Y_BOUND,
+                       random_state=0)
     return model.fit(X, y, W=W), X, W
 
 
@@ -184,7 +185,7 @@ def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does
     kw = dict(epsilon=1.0, s_star=2, depth=4, t=3, n=3000)
     paper = views.surface_view(cell_estimate="paper", **kw)
     stable = views.surface_view(**kw)
-    model = HistOfTree(epsilon=1.0, s=2, t=3, depth=4, y_bound=PAPER_Y_BOUND,
+    model = HistOfTree(epsilon=1.0, s=2, t=3, depth=4, rho=0.5, y_bound=PAPER_Y_BOUND,
                        cell_estimate="paper", random_state=0)
     X, y = make_paper_regression(3000, random_state=0)
     model.fit(X, y, W=aligned_mask(3000, 5, 2))
