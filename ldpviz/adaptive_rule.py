@@ -48,9 +48,10 @@ constants serve every (n, epsilon, W): the calibration ran at one small n and is
 n = 10,000 and 100,000 (``benchmarks/bench_adaptive.py``).
 
 How well it does (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications): against the
-best fixed (s, p, t) of the paper's grid chosen in hindsight per function, the geometric-mean
-MSE ratio is 1.28 over 66 (setting, function) cells (eq 15 with c = 0.01: 1.38; worst 2.21
-against 3.11); within 10% in 28 of them. The gap is the signal: one public rule must serve
+best fixed (s, p, t, rho) of the paper's grid (rho in {0.5, 0.7, 0.9}) chosen in hindsight per
+function, the geometric-mean MSE ratio is 1.30 over 66 (setting, function) cells (eq 15 with
+c = 0.01: 1.40; worst 2.23 against 3.12); within 10% in 26 of them (n = 100,000, 3
+replications: 1.23, worst 1.92, 18 of 44). The gap is the signal: one public rule must serve
 every function, and the best partition depends on how strong the signal is and on which
 features it sits (a strong or rough signal wants t = 3 and deeper trees, a weak one t = 1 or
 2). On the calibration class even the best single partition per setting chosen in hindsight is
@@ -213,8 +214,9 @@ def risk_table(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_
 
 
 def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_max, t_min,
-               t_max, constants):
-    """risk_table's rows for one s; ``t_min`` None: the guard :func:`_t_min`."""
+               t_max, constants, deepest_only=False):
+    """risk_table's rows for one s; ``t_min`` None: the guard :func:`_t_min`;
+    ``deepest_only``: only the rows of depth ``p_max`` (the shallower levels still count)."""
     c, c_tree, level_cost = constants
     h, k, weight = types[0].astype(float), types[1].astype(float), types[2]
     n = max(int(n), 1)
@@ -245,6 +247,8 @@ def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_ma
                 tau2 = c_tree * M2 * (_tree_side2(m, p - 1) - _tree_side2(m, p))
                 v = 2.0**p * base / max(reach, 1e-12)
                 tree_risk += tau2 * v / (tau2 + v) + level_cost * M2
+            if deepest_only and p < p_max:
+                continue
             total = tree_risk + c_tree * M2 * _tree_side2(m, p) + c * M2 * s / t**2
             if t > 1:  # the histogram effect, reported at the full (s, p, t) resolution
                 K = t**h * (np.exp2(p * k / m) if m else 1.0)
@@ -299,6 +303,6 @@ def choose_rho(W, n, epsilon, mechanism, y_bound, s, p, t, ranking=None):
     risks = []
     for rho in RHO_GRID:
         rows = _risk_rows(types, W.shape[1], s, n, epsilon, rho, mechanism, y_bound, np.inf,
-                          p, t, t, constants)
+                          p, t, t, constants, deepest_only=True)
         risks.append(next((r[3] for r in rows if r[1] == p), np.inf))
     return RHO_GRID[int(np.argmin(risks))]

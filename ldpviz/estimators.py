@@ -232,6 +232,11 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         epsilon 2 and 4: 1.05 times rho = 0.5's error on geometric mean, worst 1.58 at
         W_gamma, gamma = 1, epsilon 4, t = 2, depth 4). Pass ``rho=0.5`` (the paper's) when the
         protected features are known to carry strong signal. The value used is ``rho_``.
+    y_bound : float or None, default=None
+        Public label bound M. None reads it off the labels with a PrivacyWarning (a leak).
+    private_features : list of int or None, default=None
+        Aligned case: the columns every user protects. Passing W to fit as well is an error.
+    min_samples_leaf : int, default=0
         Refuse a tree split leaving a child with fewer users who publish that coordinate
         (0: the full tree of Algorithm 1).
     cell_estimate : {"stable", "paper"}, default="stable"
@@ -378,9 +383,10 @@ class AdHistOfTree(HistOfTree):
       with the calibrated signal could repay, so a shallow tree no longer forces one bin.
       Measured against the best fixed (s, p, t) of the paper's grid chosen in hindsight
       (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications, 66 settings x
-      functions): geometric-mean MSE ratio 1.28 (eq 15 with c = 0.01: 1.38), within 10% in
-      28 of 66; a rule reading only public information cannot know how strong the signal is
-      or where it sits, and loses most where it is strong and needs t = 3.
+      functions, the grid's rho in {0.5, 0.7, 0.9}): geometric-mean MSE ratio 1.30 (eq 15
+      with c = 0.01: 1.40), within 10% in 26 of 66; a rule reading only public information
+      cannot know how strong the signal is or where it sits, and loses most where it is
+      strong and needs t = 3.
     * ``c`` a number: eq (15) as in the paper. It minimises the bound (15) over s and the depth
       p by brute force (:func:`ldpviz.theory.select_s_p`), then takes ``t = t* + t_offset``
       with ``t* = round(2^(p/(d-s)))``. Only partitions with at most ``n`` cells (the side
@@ -401,7 +407,6 @@ class AdHistOfTree(HistOfTree):
     made before round 1, so which users spend all of epsilon on their label (those whose cell
     is fixed by what they publish, which depends on s and t) is known before any release, and
     the budget adds up exactly: rho*eps for the label plus (1 - rho)*eps for the cell report.
-
 
     Parameters
     ----------
