@@ -73,6 +73,8 @@ does: rho eps for the label plus (1 - rho) eps for the cell report, which add up
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .masks import protection_ranking
@@ -298,11 +300,18 @@ def choose_rho(W, n, epsilon, mechanism, y_bound, s, p, t, ranking=None):
     if ranking is None:
         ranking = protection_ranking(W)
         W = np.asarray(W, dtype=bool)
-    types = _user_types(W, ranking, s)
+    h, k, weight = _user_types(W, ranking, s)
+    return _rho_for(tuple(h.tolist()), tuple(k.tolist()), tuple(weight.tolist()), W.shape[1],
+                    int(n), float(epsilon), mechanism, float(y_bound), int(s), int(p), int(t))
+
+
+@lru_cache(maxsize=256)  # explorers and grid searches refit the same mask and partition
+def _rho_for(h, k, weight, d, n, epsilon, mechanism, y_bound, s, p, t):
+    types = (np.array(h), np.array(k), np.array(weight))
     constants = (CALIBRATED_C, CALIBRATED_C_TREE, CALIBRATED_LEVEL_COST)
     risks = []
     for rho in RHO_GRID:
-        rows = _risk_rows(types, W.shape[1], s, n, epsilon, rho, mechanism, y_bound, np.inf,
-                          p, t, t, constants, deepest_only=True)
+        rows = _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, np.inf, p, t, t,
+                          constants, deepest_only=True)
         risks.append(next((r[3] for r in rows if r[1] == p), np.inf))
     return RHO_GRID[int(np.argmin(risks))]
