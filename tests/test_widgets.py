@@ -7,6 +7,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from ldpviz import adaptive_rule
+from ldpviz.datasets import PAPER_Y_BOUND
+from ldpviz.masks import aligned_mask
 from ldpviz.viz import views, widgets
 
 EXPLORERS = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
@@ -227,6 +230,18 @@ def test_partition_explorer_shows_the_personalized_protocol():
         explorer.controls["user"].value = k
         users.append(int(explorer.readout.value.split("| = ")[1].split()[0]))
     assert users == sorted(users) and users[0] < users[-1]
+
+
+def test_partition_explorer_offers_the_default_budget_rule():
+    """The ρ slider ends at "auto" (HistOfTree's default); the readout says which share the
+    public rule chose, and at ε = 1 it is not the slider's 0.5."""
+    explorer = widgets.partition_explorer()
+    explorer.controls["epsilon"].value = 1.0
+    assert "<b>ρ</b> 0.50<" in explorer.readout.value
+    explorer.controls["rho"].value = "auto"
+    rule = adaptive_rule.choose_rho(aligned_mask(10_000, 5, 2), 10_000, 1.0, "grr",
+                                    PAPER_Y_BOUND, 2, 2, 2)
+    assert rule != 0.5 and f"<b>ρ</b> {rule:.2f} (public rule)<" in explorer.readout.value
 
 
 def test_surface_explorer_shows_the_personalized_estimate():

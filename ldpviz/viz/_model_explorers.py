@@ -38,6 +38,8 @@ MASK_CHOICES = [("aligned: s* for all", "aligned"), ("personalized: γ-mask", "g
 # W_gamma: the user protecting k features protects x1..xk (features are ranked x1 first)
 USER_CHOICES = [(f"protects x1{f'–x{k}' if k > 1 else ''}", k) for k in range(1, views.D + 1)]
 N_STOPS = (1_000, 2_000, 5_000, 10_000, 20_000, 40_000)
+#: The label's share: Appendix C.1's values and beyond, then HistOfTree's default public rule.
+RHO_STOPS = [(f"{r / 10:.1f}", r / 10) for r in range(1, 10)] + [("auto", "auto")]
 Z_RANGE = (-0.5, 3.0)  # colour scale of every f: f* lies in [0.48, 2.5]
 
 
@@ -119,7 +121,7 @@ def partition_explorer(n=10_000):
     """
     controls = {
         **_model_controls(),
-        "rho": float_slider("ρ (label share of ε)", 0.5, 0.1, 0.9, 0.1),
+        "rho": choice_slider("ρ (label share of ε)", RHO_STOPS, 0.5),
         "hold": float_slider("other features at", 0.5, 0.0, 1.0, 0.1),
         "x_axis": dropdown("horizontal axis", FEATURES, 0),
         "y_axis": dropdown("vertical axis", FEATURES, 4),
@@ -191,7 +193,8 @@ def partition_explorer(n=10_000):
                  ("pinned at ±M", out["n_pinned"]),
                  ("MSE (private)", f"{out['mse']:.3f}"),
                  ("MSE (same cells, no privacy)", f"{out['mse_nonprivate']:.3f}"),
-                 ("histogram axes", ", ".join(f"x{a + 1}" for a in out["hist_axes"]) or "none")]
+                 ("histogram axes", ", ".join(f"x{a + 1}" for a in out["hist_axes"]) or "none"),
+                 ("ρ", f"{out['rho']:.2f}" + (" (public rule)" if c["rho"] == "auto" else ""))]
         if user:
             hidden = ", ".join(f"x{a + 1}" for a in user["protects"])
             items.append((f"user {user['index'] + 1:,} hides {hidden}:",

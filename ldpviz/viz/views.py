@@ -217,9 +217,11 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     exactly k features is shown with their potential cells V_i, and the slice passes through
     their point instead of ``hold``. ``cell_estimate``: "stable" (HistOfTree's default, the
     variance-aware estimate) or "paper" (eq 9 as printed, which explodes in sparse cells).
+    ``rho``: the label's share of epsilon, or "auto" (HistOfTree's default public rule).
 
-    Returns a dict with ``u``, ``v`` (grid coordinates), ``z`` (f~ on the slice, shape
-    (len(v), len(u))), ``edge_x``, ``edge_y`` (cell edges meeting the slice), ``point_x``,
+    Returns a dict with ``rho`` (the share used), ``u``, ``v`` (grid coordinates), ``z`` (f~
+    on the slice, shape (len(v), len(u))), ``edge_x``, ``edge_y`` (cell edges meeting the
+    slice), ``point_x``,
     ``point_y`` (a sample of users, rows ``point_rows`` of the sample: published coordinates
     exact, a protected coordinate drawn uniformly at random because the server never sees
     it), ``x_private``, ``y_private``
@@ -251,7 +253,7 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     private = set(model.hist_axes_)
     image, image_rows = _mask_picture(W)
     return {
-        "u": u, "v": v, "z": z, "edge_x": edge_x, "edge_y": edge_y,
+        "rho": model.rho_, "u": u, "v": v, "z": z, "edge_x": edge_x, "edge_y": edge_y,
         "point_x": point_x, "point_y": point_y, "point_rows": rows,
         "x_private": x_axis in private, "y_private": y_axis in private,
         "hist_axes": tuple(model.hist_axes_), "tree_axes": tuple(model.tree_axes_),
