@@ -69,6 +69,13 @@ bound M and the public mask W) -- never the labels, the features or anything rel
 before round 1, so which users spend all of epsilon on their label is known before any release,
 and the protocol then runs with the chosen (s, p, t) exactly as :class:`ldpviz.HistOfTree`
 does: rho eps for the label plus (1 - rho) eps for the cell report, which add up to epsilon.
+
+The budget split. The same proxy, evaluated for a given partition at every rho of
+``RHO_GRID``, is :class:`ldpviz.HistOfTree`'s default ``rho="auto"`` (:func:`choose_rho`): where
+the cell reports cannot recover the calibrated signal, giving the label nearly all of epsilon
+costs little, and it keeps a histogram that cannot help from costing much against t = 1
+(benchmarks/bench_cell_estimate.py --target2). AdHistOfTree keeps rho = 0.5, at which the
+constants were calibrated.
 """
 
 from __future__ import annotations
