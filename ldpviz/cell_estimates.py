@@ -236,17 +236,30 @@ def max_chi2_moments(k):
 _TAU2_GRID = np.geomspace(1e-3, 1.0, 31)
 
 
+def _tau2_prior(scale, null_prior):
+    """The tau^2 grid of the posterior weights and its prior: tau^2 = 0 with probability
+    ``null_prior``, else log-uniform on [1e-3, 1] x scale (without a spike, equal weights 1:
+    only their ratios matter)."""
+    slab = scale * _TAU2_GRID
+    if not null_prior:
+        return slab, np.ones(len(slab))
+    return (np.concatenate([[0.0], slab]),
+            np.concatenate([[null_prior], np.full(len(slab), (1.0 - null_prior) / len(slab))]))
+
+
+def _posterior(prior, loglik):
+    """The normalised posterior over the tau^2 grid."""
+    post = prior * np.exp(loglik - loglik.max())
+    return post / post.sum()
+
+
 def _posterior_weight(D, var, R2, scale, null_prior=0.0):
-    """Posterior mean of ``D^2 tau^2 / (D^2 tau^2 + Var R)`` over tau^2 (tau^2 = 0 with
-    probability ``null_prior``, else log-uniform on [1e-3, 1] x scale), the units' R being
-    N(0, D^2 tau^2 + Var R)."""
-    tau2 = np.concatenate([[0.0], scale * _TAU2_GRID])
-    prior = np.concatenate([[null_prior],
-                            np.full(len(_TAU2_GRID), (1.0 - null_prior) / len(_TAU2_GRID))])
+    """Posterior mean of ``D^2 tau^2 / (D^2 tau^2 + Var R)`` over tau^2 (prior:
+    :func:`_tau2_prior`), the units' R being N(0, D^2 tau^2 + Var R)."""
+    tau2, prior = _tau2_prior(scale, null_prior)
     spread = D[:, None] ** 2 * tau2[None, :] + var[:, None]
     loglik = -0.5 * (np.log(spread) + R2[:, None] / spread).sum(axis=0)
-    post = prior * np.exp(loglik - loglik.max())
-    return (D[:, None] ** 2 * tau2[None, :] / spread) @ (post / post.sum())
+    return (D[:, None] ** 2 * tau2[None, :] / spread) @ _posterior(prior, loglik)
 
 
 def _usable(var, D, scale, se_max=SE_MAX):
@@ -388,16 +401,13 @@ def _split_posterior_weight(z2, V, k, scale):
     Likelihood of the chosen split's ``z^2 = d_p^2 / V_p``: the largest of k_p independent
     ``s chi^2_1``, ``s = 1 + tau^2 / V_p`` (density ``k F(x/s)^(k-1) f(x/s) / s``).
     """
-    tau2 = np.concatenate([[0.0], scale * _TAU2_GRID])
-    prior = np.concatenate([[NULL_PRIOR],
-                            np.full(len(_TAU2_GRID), (1.0 - NULL_PRIOR) / len(_TAU2_GRID))])
+    tau2, prior = _tau2_prior(scale, NULL_PRIOR)
     s = 1.0 + tau2[None, :] / V[:, None]
     u = z2[:, None] / s
     # log f(u) - log s without the terms common to every tau^2: -u/2 - log(s)/2
     loglik = ((k[:, None] - 1) * np.log(np.maximum(chdtr(1, u), 1e-300))
               - 0.5 * u - 0.5 * np.log(s)).sum(axis=0)
-    post = prior * np.exp(loglik - loglik.max())
-    return (tau2[None, :] / (tau2[None, :] + V[:, None])) @ (post / post.sum())
+    return (tau2[None, :] / (tau2[None, :] + V[:, None])) @ _posterior(prior, loglik)
 
 
 def shrink_tree(tree, nodes, scale, budget, rule="max-edge", levels=None):
