@@ -11,9 +11,8 @@ Prints, for ``cell_estimate="paper"`` and ``"stable"``:
 4. with ``--target2``: the "never worse than ignoring the private features" grid (n = 10,000,
    epsilon 1/2/4/8, aligned s* 1/2, GRR/RR, t 2/3/4 against t = 1 at depths 0/2/4/6, HistOfTree's
    defaults: the stable estimate and rho="auto"): where ``MSE(t) <= 1.10 MSE(t = 1) + 0.01``
-   holds and where not (30 runs, 2026-11-26: no significant failure, 2 of 192 not significant;
-   100 runs: 1 of 192 not significant, worst ratio 1.26 at epsilon 2; 40 s and 130 s on two
-   cores);
+   holds on average ("yes"; "significant" when by two standard errors) and where not ("no, not
+   significant" within two standard errors; "NO");
 5. with ``--target3``: the best over Appendix C.1's grid (rho, depth 1/2/4/6, t 1/2/3) on the
    Section 5.1 data and on data whose signal sits on the protected features.
 
@@ -160,14 +159,19 @@ def target2(reps, n_jobs):
         mse=("mse", "mean"), mse_t1=("mse_t1", "mean"), excess=("excess", "mean"),
         se=("excess", lambda x: x.std(ddof=1) / np.sqrt(len(x))))
     g["ratio"] = g["mse"] / g["mse_t1"]
-    g["holds"] = np.where(g["excess"] <= 0, "yes", np.where(g["excess"] <= 2 * g["se"],
-                                                            "not significant", "NO"))
+    g["holds"] = np.select(
+        [g["excess"] <= -2 * g["se"], g["excess"] <= 0, g["excess"] <= 2 * g["se"]],
+        ["yes, significant", "yes", "no, not significant"], "NO")
     print(f"\n4. Target 2 (stable estimate, {reps} runs): MSE(t) <= 1.10 MSE(t = 1) + 0.01")
     print(g.groupby(["epsilon", "depth"])["holds"].value_counts().unstack(fill_value=0)
           .to_string())
     print("   worst ratio MSE(t) / MSE(t=1) by epsilon and depth:")
     print(g["ratio"].groupby(["epsilon", "depth"]).max().unstack("depth").round(2)
           .to_string())
+    unsure = g[g["holds"] != "yes, significant"].sort_values("excess", ascending=False)
+    print("   not held by two standard errors (excess = MSE(t) - 1.10 MSE(t = 1) - 0.01):")
+    print(unsure[["ratio", "excess", "se", "holds"]].head(12).round(4).to_string()
+          if len(unsure) else "   none")
     return g
 
 

@@ -90,6 +90,11 @@ def test_false_alarms_cost_at_most_the_budget(J, noise):
         assert np.mean(np.maximum(Q - J, 0.0) ** 2 * noise / J**2) > budget
 
 
+def test_null_margin_takes_one_noise_level_per_unit():
+    noise = np.array([1e-4, 0.01, 1.0, 30.0, 1e4])
+    assert np.array_equal(null_margin(6, noise, 0.01), [null_margin(6, v, 0.01) for v in noise])
+
+
 def test_shrink_limits():
     """Exact units keep their ratio, D <= 0 falls back, tiny noise gives weight ~1."""
     N = np.array([[10.0], [5.0], [-3.0], [50.0], [40.0], [60.0]])
@@ -102,6 +107,34 @@ def test_shrink_limits():
     assert np.all(weight[1:3] == 0)
     assert np.allclose(values[3:, 0], N[3:, 0] / D[3:], atol=1e-3)  # low noise: eq (9)
     assert np.all((weight >= 0) & (weight <= 1))
+
+
+def _noisy_units(z, D=100.0, V=100.0):
+    """Units with count D, privacy variance V (so z = R / sqrt(V)) and center 0."""
+    J = len(z)
+    R = np.asarray(z, dtype=float)[:, None] * np.sqrt(V)
+    units = exact_units(np.full(J, D), R, np.full(J, V))
+    return units._replace(excess0=np.full(J, 1.0))  # a noisy count, far from 0
+
+
+def test_a_cell_does_not_vouch_for_itself():
+    """One 4-sigma cell among seven quiet ones: its weight comes from the others' spread, which
+    is noise, so it falls back (with its own z^2 in tau^2 it kept weight ~0.5)."""
+    z = np.array([4.0, 0.3, -0.5, 0.2, -0.1, 0.6, -0.4, 0.1])
+    values, weight, _ = shrink(_noisy_units(z), np.zeros(8), scale=M**2, budget=TOLERANCE * M**2)
+    assert weight[0] == 0 and values[0, 0] == 0
+
+
+def test_a_cells_weight_does_not_depend_on_its_own_contrast():
+    """Moving one cell's contrast changes the other cells' weights, never its own."""
+    z = np.array([3.0, -3.0, 2.5, -2.8, 3.1, -2.0, 2.2, -3.0])
+    kwargs = {"center": np.zeros(8), "scale": M**2, "budget": TOLERANCE * M**2}
+    _, before, _ = shrink(_noisy_units(z), **kwargs)
+    z[0] = 8.0
+    values, after, _ = shrink(_noisy_units(z), **kwargs)
+    assert 0 < after[0] == before[0] < 1
+    assert np.all(after[1:] > before[1:])
+    assert values[0, 0] == pytest.approx(after[0] * 8.0 * np.sqrt(100.0) / 100.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,9 +291,10 @@ def _target2_check(epsilons, mechanisms, s_stars, ts, depths, reps):
     t > 1 rest on labels 4x noisier in variance, which no post-processing can undo (worst
     ratio 1.26 at epsilon 1 and 1.88 at epsilon 2 in 30 runs). The public budget rule
     (``adaptive_rule.choose_rho``) gives the label nearly all of epsilon where the cell
-    reports cannot pay: in 30 runs of benchmarks/bench_cell_estimate.py --target2 no cell
-    fails significantly, worst ratios 1.02 (epsilon 1) and 1.37 (epsilon 2, rare false alarms
-    of the histogram test: heavy-tailed, hence the standard error).
+    reports cannot pay. Rare false alarms of the histogram test (one noisy cell vouching for
+    itself) made the worst ratio 1.37 at epsilon 2; with each cell's spread estimated from the
+    others, 100 runs of benchmarks/bench_cell_estimate.py --target2 hold in every setting on
+    average, worst ratio 1.16 (the MSE is heavy-tailed, hence the standard error here).
     """
     for eps in epsilons:
         for mech in mechanisms:
