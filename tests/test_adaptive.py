@@ -1,4 +1,5 @@
-"""AdHistOfTree: (s, p, t) from eq (15), using W, n and epsilon only."""
+"""AdHistOfTree: (s, p, t) from public information (eq 15 or the calibrated rule), the depth
+refined on the released labels."""
 
 import itertools
 
@@ -31,11 +32,84 @@ def test_aligned_mask_selects_s_star(s_star, epsilon, n):
 
 
 def test_selection_reads_the_mask_not_the_labels(data):
+    """What is fixed before round 1 (s, t and the rule's depth) reads the mask only; with
+    depth_search="rule" the depth is the rule's."""
     X, y = data
     W = gamma_mask(len(X), 5, 1.0)
     a = AdHistOfTree(epsilon=2, y_bound=M, random_state=0).fit(X, y, W=W)
     b = AdHistOfTree(epsilon=2, y_bound=M, random_state=1).fit(X, -y[::-1], W=W)
-    assert (a.s_, a.depth_, a.t_) == (b.s_, b.depth_, b.t_)
+    assert (a.s_, a.rule_depth_, a.t_) == (b.s_, b.rule_depth_, b.t_)
+    c = AdHistOfTree(epsilon=2, y_bound=M, depth_search="rule", random_state=1).fit(X, y, W=W)
+    assert (c.s_, c.depth_, c.t_) == (a.s_, a.rule_depth_, a.t_)
+
+
+def _rough(X):
+    """A rough function (a jump and fast oscillations): deeper than the rule's smooth
+    calibration assumes."""
+    return (0.6 * np.sin(3 * np.pi * X[:, 0]) + 0.6 * np.sin(3 * np.pi * X[:, 4])
+            + 0.8 * (X[:, 1] > 0.5) + 0.8 * (X[:, 3] > 0.25))
+
+
+def _rough_mse(depth_search, epsilon, mask, reps=3, n=10_000):
+    out = []
+    for rep in range(reps):
+        rng = np.random.default_rng([17, rep])
+        X, X_test = rng.random((n, 5)), rng.random((2000, 5))
+        y = _rough(X) + rng.standard_normal(n)
+        model = AdHistOfTree(epsilon=epsilon, y_bound=M, depth_search=depth_search,
+                             random_state=rep).fit(X, y, W=mask(n))
+        out.append((np.mean((model.predict(X_test) - _rough(X_test)) ** 2), model.depth_,
+                    model.rule_depth_))
+    return np.array(out)
+
+
+def test_round1_depth_follows_a_rough_signal():
+    """At epsilon 8 the released labels show that a rough function wants a deeper tree than
+    the rule's (benchmarks/bench_adaptive.py: 2.16 -> 1.37 times the best fixed partition on
+    its rough function, aligned s* = 3)."""
+    mask = lambda n: aligned_mask(n, 5, 2)  # noqa: E731
+    rule, searched = _rough_mse("rule", 8.0, mask), _rough_mse("round1", 8.0, mask)
+    assert np.all(searched[:, 1] > searched[:, 2])  # deeper every time
+    assert searched[:, 0].mean() < 0.8 * rule[:, 0].mean()
+
+
+def test_round1_depth_keeps_the_rule_where_labels_are_noise(data):
+    """No signal at all: the gate (two standard errors of the paired held-out difference)
+    keeps the rule's depth in most fits, whichever the mask."""
+    X, _ = data
+    kept = []
+    for rep in range(8):
+        y = np.random.default_rng(rep).standard_normal(len(X))
+        for W in (aligned_mask(len(X), 5, 1), gamma_mask(len(X), 5, 1.0)):
+            model = AdHistOfTree(epsilon=8, y_bound=M, random_state=rep).fit(X, y, W=W)
+            kept.append(model.depth_ == model.rule_depth_)
+    assert np.mean(kept) >= 0.75
+
+
+def test_round1_depth_never_deepens_where_users_hide_tree_axes(data):
+    """Their cell reports grow with the tree, which the held-out labels cannot see."""
+    X, y = data
+    for rep in range(4):
+        model = AdHistOfTree(epsilon=8, y_bound=M, random_state=rep).fit(
+            X, 3 * _rough(X) + y, W=gamma_mask(len(X), 5, 1.0))
+        assert model.depth_ <= model.rule_depth_
+
+
+def test_round1_depth_is_post_processing(data):
+    """The depth is a function of the released labels and the published coordinates: it is
+    the same for any hidden coordinate values (the tree never reads them)."""
+    from ldpviz.depth_selection import cross_validated_depth
+
+    X, y = data
+    W = aligned_mask(len(X), 5, 2)
+    model = AdHistOfTree(epsilon=8, y_bound=M, random_state=0).fit(X, 3 * _rough(X) + y, W=W)
+    X_other = X.copy()
+    X_other[:, :2] = np.random.default_rng(5).random((len(X), 2))  # the protected features
+    depths = model.depth_scores_["depth"]
+    args = (W, list(model.tree_axes_), depths, model.rule_depth_, model.rule, M**2,
+            2 * (2 * M / model.epsilon_label_) ** 2)
+    assert cross_validated_depth(X, model.y_tilde_, *args)[0] == model.depth_
+    assert cross_validated_depth(X_other, model.y_tilde_, *args)[0] == model.depth_
 
 
 def test_selection_matches_theory(data):
@@ -69,7 +143,8 @@ def test_everything_protected_by_everyone_is_a_pure_histogram(data):
 
 
 @pytest.mark.parametrize(("param", "value"), [("c", 0), ("c", -1.0), ("t_offset", 0.5),
-                                              ("epsilon", 0), ("rho", 1.0)])
+                                              ("epsilon", 0), ("rho", 1.0),
+                                              ("depth_search", "cv")])
 def test_bad_parameters_are_rejected(data, param, value):
     X, y = data
     with pytest.raises(ValueError, match=param):
