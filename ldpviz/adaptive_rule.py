@@ -52,7 +52,7 @@ best fixed (s, p, t, rho) of the paper's grid (rho in {0.5, 0.7, 0.9}) chosen in
 function, the geometric-mean MSE ratio is 1.30 over 66 (setting, function) cells (eq 15 with
 c = 0.01: 1.40; worst 2.23 against 3.12); within 10% in 26 of them (n = 100,000, 3
 replications: 1.23, worst 1.92, 18 of 44). AdHistOfTree then refines the depth on round 1's
-released labels (:mod:`ldpviz.depth_selection`): 1.23, 34 of 66 (n = 100,000: 1.19, 21 of 44).
+released labels (:mod:`ldpviz.depth_selection`): 1.22, 34 of 66 (n = 100,000: 1.18, 21 of 44).
 The gap is the signal: one public rule must serve
 every function, and the best partition depends on how strong the signal is and on which
 features it sits (a strong or rough signal wants t = 3 and deeper trees, a weak one t = 1 or
@@ -89,7 +89,8 @@ import numpy as np
 from .masks import protection_ranking
 
 __all__ = ["CALIBRATED_C", "CALIBRATED_C_TREE", "CALIBRATED_LEVEL_COST", "P_MAX", "RHO_GRID",
-           "T_MAX", "choose_rho", "default_s_max", "risk_table", "select_partition"]
+           "T_MAX", "choose_rho", "default_s_max", "histogram_risk", "risk_table",
+           "select_partition"]
 
 #: Calibrated constants (``benchmarks/calibrate_adaptive.py``): the squared slope per histogram
 #: axis and per tree axis in units of M^2, and the price of one level of shrinkage in M^2.
@@ -261,14 +262,42 @@ def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_ma
             if deepest_only and p < p_max:
                 continue
             total = tree_risk + c_tree * M2 * _tree_side2(m, p) + c * M2 * s / t**2
-            if t > 1:  # the histogram effect, reported at the full (s, p, t) resolution
-                K = t**h * (np.exp2(p * k / m) if m else 1.0)
-                factor = np.where(fixed, 1.0, _report_factor(K, eps_cells, mechanism))
-                v = cells * float(weight @ (label * factor)) / n
-                tau2 = c * M2 * s * (1.0 - 1.0 / t**2)
-                total += tau2 * v / (tau2 + v) + level_cost * M2
+            if t > 1:
+                total += _histogram_term(h, k, weight, label, fixed, m, s, p, t, n, M2,
+                                         eps_cells, mechanism, c, level_cost)
             out.append((s, int(p), int(t), total))
     return out
+
+
+def _histogram_term(h, k, weight, label, fixed, m, s, p, t, n, M2, eps_cells, mechanism, c,
+                    level_cost):
+    """The histogram effect's share of the risk, reported at the full (s, p, t) resolution:
+    ``S(tau_H^2, V_H) + lambda M^2`` (module docstring)."""
+    K = t**h * (np.exp2(p * k / m) if m else 1.0)
+    factor = np.where(fixed, 1.0, _report_factor(K, eps_cells, mechanism))
+    v = t**s * 2.0**p * float(weight @ (label * factor)) / n
+    tau2 = c * M2 * s * (1.0 - 1.0 / t**2)
+    return tau2 * v / (tau2 + v) + level_cost * M2
+
+
+def histogram_risk(W, n, epsilon, rho, mechanism, y_bound, s, t, depths, ranking=None):
+    """The histogram term of the risk proxy at each depth of ``depths`` for (s, t): what the
+    cell reports' noise costs as the tree deepens (more cells; more potential cells for users
+    who hide tree axes). 0 when t = 1. Public inputs only."""
+    depths = np.asarray(depths, dtype=int)
+    if t == 1 or s == 0:
+        return np.zeros(len(depths))
+    W = np.asarray(W, dtype=bool)
+    ranking = protection_ranking(W) if ranking is None else ranking
+    h, k, weight = _user_types(W, ranking, s)
+    h, k = h.astype(float), k.astype(float)
+    nu_split, nu_full, eps_cells = _noise(epsilon, rho, y_bound)
+    M2 = float(y_bound) ** 2
+    fixed = (k == 0) & (h == 0)
+    label = M2 / 3.0 + np.where(fixed, nu_full, nu_split)
+    return np.array([_histogram_term(h, k, weight, label, fixed, W.shape[1] - s, s, p, t,
+                                     max(int(n), 1), M2, eps_cells, mechanism, CALIBRATED_C,
+                                     CALIBRATED_LEVEL_COST) for p in depths])
 
 
 def select_partition(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_max=None,

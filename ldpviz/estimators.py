@@ -414,8 +414,8 @@ class AdHistOfTree(HistOfTree):
     With the calibrated rule the depth is then refined on round 1's released labels
     (``depth_search="round1"``, the default): the rule assumes the calibrated smoothness, and a
     rough function wants a deeper tree than it picks. Measured as above: within 10% in 34 of
-    66 (rule alone: 27), geometric mean 1.23 (1.29); at n = 100,000 (3 replications) 21 of
-    44 (18), 1.19 (1.23) -- see :mod:`ldpviz.depth_selection`.
+    66 (rule alone: 27), geometric mean 1.22 (1.29); at n = 100,000 (3 replications) 21 of
+    44 (18), 1.18 (1.23) -- see :mod:`ldpviz.depth_selection`.
 
     Privacy: exactly that of :class:`HistOfTree`. The selection of (s, t) and of the rule's
     depth is a function of public quantities only (n, epsilon, rho, the mechanism, the public
@@ -446,7 +446,9 @@ class AdHistOfTree(HistOfTree):
         With ``c="auto"``: "round1" cross-validates the tree depth on the labels released in
         round 1 (:mod:`ldpviz.depth_selection`; post-processing, before the cell reports), and
         keeps the rule's depth unless another is better by two standard errors; it may deepen
-        the tree only where every user publishes every tree axis. "rule": the rule's depth.
+        the tree only where every user publishes every tree axis, and elsewhere adds the cost
+        of wider cell reports (:func:`ldpviz.adaptive_rule.histogram_risk`). "rule": the
+        rule's depth.
         Eq (15) (``c`` a number) always keeps its own depth.
 
     Attributes
@@ -537,9 +539,13 @@ class AdHistOfTree(HistOfTree):
         n_fixed = self.n_label_only_
         noise = (n_fixed * self._label_noise(self.epsilon) + (len(W) - n_fixed)
                  * self._label_noise(self.epsilon_label_)) / len(W)
+        hidden = bool(W[:, axes].any())  # then deeper trees widen their cell reports
+        penalty = adaptive_rule.histogram_risk(W, len(W), self.epsilon, self.rho_,
+                                               self.mechanism, self.y_bound_, s, t,
+                                               depths) if hidden else None
         depth, self.depth_scores_ = cross_validated_depth(
             X, y_tilde, W, axes, depths, depth, self.rule, self._deviation_scale(), noise,
-            deeper=not W[:, axes].any())
+            deeper=not hidden, penalty=penalty)
         self.depth_ = depth
         self.lambda_star_ = float(theory.lambda_star(W, s, depth)) if depth > 0 else 0.0
         return depth

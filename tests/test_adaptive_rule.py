@@ -28,14 +28,30 @@ def test_the_rule_reads_public_inputs_only():
 
 
 def test_the_estimator_selects_without_looking_at_x_or_y():
+    """Before round 1 (s, t and the rule's depth); the depth search after it is tested in
+    test_adaptive.py."""
     X, y = make_paper_regression(3000, random_state=0)
     W = gamma_mask(3000, 5, 1.0)
     rng = np.random.default_rng(1)
     a = AdHistOfTree(epsilon=4, y_bound=M, random_state=0).fit(X, y, W=W)
     b = AdHistOfTree(epsilon=4, y_bound=M, random_state=1).fit(
         rng.random(X.shape), rng.uniform(-M, M, len(y)), W=W)
-    assert (a.s_, a.depth_, a.t_) == (b.s_, b.depth_, b.t_)
-    assert (a.s_, a.depth_, a.t_) == _select(W, 3000, 4.0)
+    assert (a.s_, a.rule_depth_, a.t_) == (b.s_, b.rule_depth_, b.t_)
+    assert (a.s_, a.rule_depth_, a.t_) == _select(W, 3000, 4.0)
+
+
+@pytest.mark.parametrize("gamma", [0.5, 1.0, 2.0])
+def test_histogram_risk_grows_with_the_depth_where_users_hide_tree_axes(gamma):
+    """More leaves mean more cells and, for users hiding tree axes, more potential cells in
+    their report: the histogram term of the proxy rises with the depth; it is 0 at t = 1."""
+    W = gamma_mask(10_000, 5, gamma)
+    risk = adaptive_rule.histogram_risk(W, 10_000, 4.0, 0.5, "grr", M, 1, 2, range(7))
+    assert np.all(np.diff(risk) > 0)
+    assert not adaptive_rule.histogram_risk(W, 10_000, 4.0, 0.5, "grr", M, 1, 1, range(7)).any()
+    rows = {(s, p, t): r for s, p, t, r in adaptive_rule.risk_table(W, 10_000, 4.0, 0.5, "grr", M,
+                                                                    s_min=1, s_max=1)}
+    with_hist = np.array([rows[(1, p, 2)] for p in range(7)])
+    assert np.all(with_hist >= risk)  # the term is a part of the whole
 
 
 def test_default_is_auto_and_stored_untouched():
