@@ -48,7 +48,8 @@ MAX_USERS = 200_000
 
 
 def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, label_noise,
-                          deeper=True, penalty=None, folds=FOLDS, z=GATE_Z):
+                          deeper=True, penalty=None, min_samples_leaf=0, folds=FOLDS,
+                          z=GATE_Z):
     """The depth of ``depths`` to use (module docstring) and the held-out comparison.
 
     Parameters
@@ -64,6 +65,7 @@ def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, 
     deeper : whether depths above ``rule_depth`` are candidates.
     penalty : (len(depths),) or None, a cost added to each depth's held-out error (AdHistOfTree:
         the proxy's histogram term, which round-1 labels cannot measure).
+    min_samples_leaf : as in :func:`ldpviz.partition.grow_tree` (the estimator's).
 
     Returns
     -------
@@ -86,7 +88,8 @@ def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, 
     for k in range(folds):
         train, test = fold != k, (fold == k) & known
         if test.any():
-            tree = grow_tree(X[train], y_tilde[train], W[train], axes, max(depths), rule)
+            tree = grow_tree(X[train], y_tilde[train], W[train], axes, max(depths), rule,
+                             min_samples_leaf)
             by_depth = _values_by_depth(tree, X[test], max(depths), scale, label_noise, rule)
             errors.append((y_tilde[test] - by_depth[depths]) ** 2)
     if not errors:

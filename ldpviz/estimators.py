@@ -545,7 +545,7 @@ class AdHistOfTree(HistOfTree):
                                                depths) if hidden else None
         depth, self.depth_scores_ = cross_validated_depth(
             X, y_tilde, W, axes, depths, depth, self.rule, self._deviation_scale(), noise,
-            deeper=not hidden, penalty=penalty)
+            deeper=not hidden, penalty=penalty, min_samples_leaf=self.min_samples_leaf)
         self.depth_ = depth
         self.lambda_star_ = float(theory.lambda_star(W, s, depth)) if depth > 0 else 0.0
         return depth
