@@ -50,15 +50,14 @@ n = 10,000 and 100,000 (``benchmarks/bench_adaptive.py``).
 How well it does (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications): against the
 best fixed (s, p, t, rho) of the paper's grid (rho in {0.5, 0.7, 0.9}) chosen in hindsight per
 function, the geometric-mean MSE ratio is 1.30 over 66 (setting, function) cells (eq 15 with
-c = 0.01: 1.40; worst 2.23 against 3.12); within 10% in 26 of them (n = 100,000, 3
-replications: 1.23, worst 1.92, 18 of 44). AdHistOfTree then refines the depth on round 1's
-released labels (:mod:`ldpviz.depth_selection`): 1.22, 34 of 66 (n = 100,000: 1.18, 21 of 44).
-The gap is the signal: one public rule must serve
-every function, and the best partition depends on how strong the signal is and on which
-features it sits (a strong or rough signal wants t = 3 and deeper trees, a weak one t = 1 or
-2). On the calibration class even the best single partition per setting chosen in hindsight is
-11% off on average in-sample and 20% off for a function it did not see, about what this rule
-achieves there (21%).
+c = 0.01: 1.40; worst 2.23 against 3.12); within 10% in 26 of them (n = 100,000, 3 replications:
+1.23, worst 1.92, 18 of 44). AdHistOfTree then refines the depth on round 1's released labels
+(:mod:`ldpviz.depth_selection`): 1.22, 34 of 66 (n = 100,000: 1.18, 21 of 44). The gap is the
+signal: one public rule must serve every function, and the best partition depends on how strong
+the signal is and on which features it sits (a strong or rough signal wants t = 3 and deeper
+trees, a weak one t = 1 or 2). On the calibration class even the best single partition per
+setting chosen in hindsight is 11% off on average in-sample and 20% off for a function it did
+not see, about what this rule achieves there (21%).
 
 Why ``t = 1`` is chosen only when it should be: every protected axis is assumed to carry the
 calibrated signal, and t = 1 wins only where the histogram effect's noise ``V_H`` is so large

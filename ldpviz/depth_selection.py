@@ -9,18 +9,17 @@ E (y_i - g(x_i))^2 + Var(noise_i)``: held-out squared error on Y~ ranks depths a
 y would, up to noise. Choosing p this way is post-processing of released messages: it costs no
 privacy. It happens before round 2, so the cell reports are drawn for the chosen partition.
 
-The comparison is paired (the same held-out users for every depth) and *gated*: the rule's
-depth is kept unless another depth's held-out error is lower by ``z`` standard errors of the
-per-user difference, so at small epsilon, where Y~ is mostly noise, nothing moves. Held-out
-users are those whose leaf is known from what they publish (every tree axis); folds are every
-``folds``-th user (no randomness consumed). Cross-validation sees the tree's fit, not the cell
-reports: where some users hide tree axes, a deeper tree gives their reports more potential
-cells. There the depth may only fall (``deeper=False``), and AdHistOfTree adds to each depth's
-held-out error the risk proxy's histogram term (``penalty``,
-:func:`ldpviz.adaptive_rule.histogram_risk`), which carries that cost. Where every user
-publishes every tree axis it adds nothing: there the stable estimate's hierarchy absorbs the
-extra cells, and the term only made the tree too shallow (rough function, aligned s* = 3,
-epsilon 4: 0.96 -> 1.24 times the best).
+The comparison is paired (the same held-out users for every depth) and *gated*: the rule's depth
+is kept unless another depth's held-out error is lower by ``z`` standard errors of the per-user
+difference, so at small epsilon, where Y~ is mostly noise, nothing moves. Held-out users are
+those whose leaf is known from what they publish (every tree axis); folds are every ``folds``-th
+user (no randomness consumed). Cross-validation sees the tree's fit, not the cell reports: where
+some users hide tree axes, a deeper tree gives their reports more potential cells. There the
+depth may only fall (``deeper=False``), and AdHistOfTree adds to each depth's held-out error the
+risk proxy's histogram term (``penalty``, :func:`ldpviz.adaptive_rule.histogram_risk`), which
+carries that cost. Where every user publishes every tree axis it adds nothing: there the stable
+estimate's hierarchy absorbs the extra cells, and the term only made the tree too shallow (rough
+function, aligned s* = 3, epsilon 4: 0.96 -> 1.24 times the best).
 
 Measured (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications, 66 settings x
 functions): within 10% of the best fixed partition in 34 of 66 (the rule's depth: 27),
@@ -28,8 +27,8 @@ geometric-mean ratio 1.22 (1.29), no cell worse by more than 0.01; the gains are
 functions at epsilon 4 and 8 (aligned s* = 3, epsilon 8: 2.16 -> 1.37 times the best; s* = 4,
 epsilon 8: 1.79 -> 1.00) and under W_gamma (Section 5.1, gamma = 0.5: 1.62 -> 1.32). n = 100,000
 (3 replications): 21 of 44 (18), 1.18 (1.23); the ramp under W_gamma moved by at most 0.04
-either way (noise at 3 runs). Cost: one tree of the deepest candidate depth per fold, 25 ms at n
-= 10,000 and 0.1 s at 100,000 (the fit without it: 6 and 45 ms); at most ``MAX_USERS`` users
+either way (noise at 3 runs). Cost: one tree of the deepest candidate depth per fold, 25 ms at
+n = 10,000 and 0.1 s at 100,000 (the fit without it: 6 and 45 ms); at most ``MAX_USERS`` users
 (every k-th) take part.
 """
 

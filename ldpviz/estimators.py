@@ -456,8 +456,8 @@ class AdHistOfTree(HistOfTree):
     s_, depth_, t_ : the selected number of histogram axes, depth p* and bins per axis.
     rule_depth_ : the depth chosen before round 1 (``depth_`` may differ: ``depth_search``).
     depth_scores_ : dict or None, the held-out comparison behind ``depth_`` ("depth",
-        "difference" of mean squared error on Y~ to the rule depth's, "std_error"); None
-        where no search ran.
+        "difference" of mean squared error on Y~ to the rule depth's, plus the histogram
+        term's where users hide tree axes, "std_error"); None where no search ran.
     lambda_star_ : float, lambda* = log2(delta(p*)) / p* of the selected (s, p*) (0 when
         p* = 0 or s = d).
     Plus every attribute of :class:`HistOfTree`.
