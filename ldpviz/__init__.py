@@ -11,7 +11,8 @@ will build against one resource budget (:func:`get_config`, :func:`set_config`,
 from . import _legacy
 from ._config import config_context, get_config, set_config
 from ._validation import PrivacyWarning
-from .estimators import AdHistOfTree, HistOfTree
+from .adhistoftree import AdHistOfTree
+from .estimators import HistOfTree
 
 _legacy.install()
 

@@ -68,9 +68,10 @@ import pandas as pd
 
 from .._config import check_grid_budget
 from .._validation import check_choice
+from ..adhistoftree import AdHistOfTree
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 from ..datasets import LABEL_RANGE_POLICIES, load_uci
-from ..estimators import AdHistOfTree, HistOfTree
+from ..estimators import HistOfTree
 from ..viz import plots
 from .experiments import Arm, Mask, SplitData, SyntheticData, best_over_grid, compare, run
 

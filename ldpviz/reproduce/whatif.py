@@ -38,9 +38,10 @@ from .._validation import (
     check_features,
     check_int,
 )
+from ..adhistoftree import AdHistOfTree
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
-from ..estimators import AdHistOfTree, HistOfTree
+from ..estimators import HistOfTree
 from ..masks import decade_mask
 from . import whatif_answers as answers
 from .experiments import Arm, Mask, SplitData, run
