@@ -171,6 +171,13 @@ def _noise(epsilon, rho, y_bound):
             (1.0 - rho) * epsilon)
 
 
+def _label_variance(h, k, t, M2, nu_split, nu_full):
+    """Which user types have their cell fixed by what they publish (all of epsilon on the
+    label), and each type's label variance: the label's own spread ``M^2 / 3`` plus its noise."""
+    fixed = (k == 0) & ((t == 1) | (h == 0))
+    return fixed, M2 / 3.0 + np.where(fixed, nu_full, nu_split)
+
+
 def _tree_side2(m, p):
     """Squared sides summed over the m tree axes of a max-edge tree of depth p."""
     if m == 0:
@@ -233,7 +240,6 @@ def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_ma
     n = max(int(n), 1)
     M2 = float(y_bound) ** 2
     nu_split, nu_full, eps_cells = _noise(epsilon, rho, y_bound)
-    sigma2 = M2 / 3.0
     max_cells = n if max_cells is None else max_cells
     p_max = P_MAX if p_max is None else p_max
     m = d - s
@@ -245,8 +251,7 @@ def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_ma
         t_values = range(t_min, t_max + 1)
     out = []
     for t in t_values:
-        fixed = (k == 0) & ((t == 1) | (h == 0))
-        label = sigma2 + np.where(fixed, nu_full, nu_split)
+        fixed, label = _label_variance(h, k, t, M2, nu_split, nu_full)
         base = float(weight @ label) / n  # the root mean's variance
         tree_risk = base
         for p in ([0] if m == 0 else range(p_max + 1)):
@@ -292,8 +297,7 @@ def histogram_risk(W, n, epsilon, rho, mechanism, y_bound, s, t, depths, ranking
     h, k = h.astype(float), k.astype(float)
     nu_split, nu_full, eps_cells = _noise(epsilon, rho, y_bound)
     M2 = float(y_bound) ** 2
-    fixed = (k == 0) & (h == 0)
-    label = M2 / 3.0 + np.where(fixed, nu_full, nu_split)
+    fixed, label = _label_variance(h, k, t, M2, nu_split, nu_full)
     return np.array([_histogram_term(h, k, weight, label, fixed, W.shape[1] - s, s, p, t,
                                      max(int(n), 1), M2, eps_cells, mechanism, CALIBRATED_C,
                                      CALIBRATED_LEVEL_COST) for p in depths])

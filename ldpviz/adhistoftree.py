@@ -168,20 +168,24 @@ class AdHistOfTree(HistOfTree):
         d = W.shape[1]
         if self.depth_search == "rule" or not isinstance(self.c, str) or s == d:
             return depth
-        axes = [a for a in range(d) if a not in self.hist_axes_]
-        cap = self._cell_cap(len(W), d)
-        depths = [q for q in range(adaptive_rule.P_MAX + 1)
-                  if q <= depth or (t**s * 2**q <= cap and self._fits(W, s, t, q))]
+        axes = self._tree_axes(d)
+        hidden = bool(W[:, axes].any())  # then deeper trees widen their cell reports
+        depths = list(range(depth + 1))
+        if not hidden:
+            cap = self._cell_cap(len(W), d)
+            for q in range(depth + 1, adaptive_rule.P_MAX + 1):  # cells and budget grow with q
+                if t**s * 2**q > cap or not self._fits(W, s, t, q):
+                    break
+                depths.append(q)
         n_fixed = self.n_label_only_
         noise = (n_fixed * self._label_noise(self.epsilon) + (len(W) - n_fixed)
                  * self._label_noise(self.epsilon_label_)) / len(W)
-        hidden = bool(W[:, axes].any())  # then deeper trees widen their cell reports
         penalty = adaptive_rule.histogram_risk(W, len(W), self.epsilon, self.rho_,
                                                self.mechanism, self.y_bound_, s, t,
                                                depths) if hidden else None
         depth, self.depth_scores_ = cross_validated_depth(
             X, y_tilde, W, axes, depths, depth, self.rule, self._deviation_scale(), noise,
-            deeper=not hidden, penalty=penalty, min_samples_leaf=self.min_samples_leaf)
+            penalty=penalty, min_samples_leaf=self.min_samples_leaf)
         self.depth_ = depth
         self.lambda_star_ = float(theory.lambda_star(W, s, depth)) if depth > 0 else 0.0
         return depth

@@ -359,6 +359,17 @@ def tree_levels(tree):
         split = np.concatenate([tree.left[split], tree.right[split]])
 
 
+def node_parents(tree, levels=None):
+    """(parent, depth) of every tree node (the root: parent -1, depth 0)."""
+    levels = tree_levels(tree) if levels is None else levels
+    parent = np.full(len(tree.feature), -1)
+    depth = np.zeros(len(tree.feature), dtype=np.int64)
+    for q, split in enumerate(levels, start=1):
+        parent[tree.left[split]] = parent[tree.right[split]] = split
+        depth[tree.left[split]] = depth[tree.right[split]] = q
+    return parent, depth
+
+
 def accumulate(tree, values, levels=None):
     """Add every node's row of ``values`` (n_nodes, ...) into all its ancestors, bottom-up."""
     out = np.array(values, dtype=float)
@@ -537,12 +548,10 @@ def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", poste
     effect = np.zeros((n_hist, n_nodes, m))  # histogram effect: merged cell minus node
     weight = np.zeros((n_hist, n_nodes))
     variance = np.zeros((n_hist, n_nodes))
-    parent = np.full(n_nodes, -1)
+    parent = node_parents(tree, levels)[0]
     hist = np.arange(n_hist)[:, None]
     depth_nodes = [np.array([0])] + [np.concatenate([tree.left[s], tree.right[s]])
                                      for s in levels]
-    for split in levels:
-        parent[tree.left[split]] = parent[tree.right[split]] = split
     for level in depth_nodes:
         inherited = effect[:, parent[level]] * (parent[level] >= 0)[None, :, None]
         rows = (hist * n_nodes + level[None, :]).ravel()
@@ -553,8 +562,7 @@ def stable_cell_values(tree, nodes, cells, n_hist, scale, rule="max-edge", poste
         effect[:, level] = values.reshape(n_hist, len(level), m) - node_raw[level][None]
         weight[:, level] = w.reshape(n_hist, len(level))
         variance[:, level] = var.reshape(n_hist, len(level))
-    leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
-    order = leaf_nodes[np.argsort(tree.leaf_id[leaf_nodes])]
+    order = tree.node_of_leaf
     D = merged.denominator.reshape(n_hist, n_nodes)[:, order]
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.where(D > 0, np.sqrt(variance[:, order]) / np.where(D > 0, D, 1.0), np.inf)

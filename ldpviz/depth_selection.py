@@ -15,11 +15,12 @@ difference, so at small epsilon, where Y~ is mostly noise, nothing moves. Held-o
 those whose leaf is known from what they publish (every tree axis); folds are every ``folds``-th
 user (no randomness consumed). Cross-validation sees the tree's fit, not the cell reports: where
 some users hide tree axes, a deeper tree gives their reports more potential cells. There the
-depth may only fall (``deeper=False``), and AdHistOfTree adds to each depth's held-out error the
-risk proxy's histogram term (``penalty``, :func:`ldpviz.adaptive_rule.histogram_risk`), which
-carries that cost. Where every user publishes every tree axis it adds nothing: there the stable
-estimate's hierarchy absorbs the extra cells, and the term only made the tree too shallow (rough
-function, aligned s* = 3, epsilon 4: 0.96 -> 1.24 times the best).
+depth may only fall (AdHistOfTree offers no deeper candidate), and AdHistOfTree adds to each
+depth's held-out error the risk proxy's histogram term (``penalty``,
+:func:`ldpviz.adaptive_rule.histogram_risk`), which carries that cost. Where every user
+publishes every tree axis it adds nothing: there the stable estimate's hierarchy absorbs the
+extra cells, and the term only made the tree too shallow (rough function, aligned s* = 3,
+epsilon 4: 0.96 -> 1.24 times the best).
 
 Measured (``benchmarks/bench_adaptive.py``, n = 10,000, 10 replications, 66 settings x
 functions): within 10% of the best fixed partition in 34 of 66 (the rule's depth: 27),
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cell_estimates import TOLERANCE, shrink_tree, tree_units
+from .cell_estimates import TOLERANCE, node_parents, shrink_tree, tree_units
 from .partition import grow_tree
 
 #: Folds of the cross-validation and the gate in standard errors.
@@ -47,8 +48,7 @@ MAX_USERS = 200_000
 
 
 def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, label_noise,
-                          deeper=True, penalty=None, min_samples_leaf=0, folds=FOLDS,
-                          z=GATE_Z):
+                          penalty=None, min_samples_leaf=0, folds=FOLDS, z=GATE_Z):
     """The depth of ``depths`` to use (module docstring) and the held-out comparison.
 
     Parameters
@@ -61,7 +61,6 @@ def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, 
     rule : {"max-edge", "cart"}, how the tree grows.
     scale : M^2 (the stable node estimate's cap; :func:`ldpviz.cell_estimates.shrink_tree`).
     label_noise : mean variance of one user's label noise (public: from the budget).
-    deeper : whether depths above ``rule_depth`` are candidates.
     penalty : (len(depths),) or None, a cost added to each depth's held-out error (AdHistOfTree:
         the proxy's histogram term, which round-1 labels cannot measure).
     min_samples_leaf : as in :func:`ldpviz.partition.grow_tree` (the estimator's).
@@ -72,10 +71,8 @@ def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, 
     scores : dict with "depth" (the candidates compared), "difference" (mean held-out squared
         error minus the rule depth's) and "std_error" (of each difference).
     """
-    keep = [deeper or p <= rule_depth for p in depths]
+    depths = [int(p) for p in depths]
     penalty = np.zeros(len(depths)) if penalty is None else np.asarray(penalty, dtype=float)
-    penalty = penalty[np.flatnonzero(keep)]
-    depths = [int(p) for p, k in zip(depths, keep, strict=True) if k]
     axes = list(axes)
     if len(y_tilde) > MAX_USERS:
         every = slice(None, None, -(-len(y_tilde) // MAX_USERS))
@@ -116,13 +113,8 @@ def _values_by_depth(tree, X, max_depth, scale, label_noise, rule):
     leaf_sum = np.nan_to_num(tree.leaf_label_mean) * count
     nodes = tree_units(tree, count, leaf_sum, label_noise * count)
     values = shrink_tree(tree, nodes, scale, TOLERANCE * scale, rule)[0][:, 0]
-    parent = np.zeros(len(tree.feature), dtype=np.int64)
-    depth = np.zeros(len(tree.feature), dtype=np.int64)
-    for node in np.flatnonzero(tree.feature >= 0):  # parents precede children
-        for child in (tree.left[node], tree.right[node]):
-            parent[child], depth[child] = node, depth[node] + 1
-    leaf_nodes = np.flatnonzero(tree.leaf_id >= 0)
-    node = leaf_nodes[np.argsort(tree.leaf_id[leaf_nodes])][tree.apply(X)]
+    parent, depth = node_parents(tree)
+    node = tree.node_of_leaf[tree.apply(X)]
     out = np.empty((max_depth + 1, len(X)))
     for q in range(max_depth, -1, -1):
         node = np.where(depth[node] > q, parent[node], node)

@@ -122,14 +122,17 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         """The tree depth to grow, given the round-1 release (AdHistOfTree may change it)."""
         return depth
 
+    def _tree_axes(self, d):
+        """The axes left to the tree (known before round 1: every axis not in the histogram)."""
+        return [a for a in range(d) if a not in self.hist_axes_]
+
     def _fixed_cells(self, W, t):
         """Users whose cell is fixed by what they publish: all of epsilon goes to their label.
 
         Every tree axis published, and every histogram axis too unless t = 1: such a user needs
         no private cell report. Known before round 1 (it depends on W, s and t only).
         """
-        tree_axes = [a for a in range(W.shape[1]) if a not in self.hist_axes_]
-        fixed_cell = ~W[:, tree_axes].any(axis=1)
+        fixed_cell = ~W[:, self._tree_axes(W.shape[1])].any(axis=1)
         if t > 1:
             fixed_cell &= ~W[:, list(self.hist_axes_)].any(axis=1)
         return fixed_cell

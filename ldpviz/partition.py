@@ -223,6 +223,12 @@ class PublicTree:
     def leaf_nodes(self):
         return np.flatnonzero(self.leaf_id >= 0)
 
+    @property
+    def node_of_leaf(self):
+        """(n_leaves,) the node id of each leaf number."""
+        nodes = self.leaf_nodes
+        return nodes[np.argsort(self.leaf_id[nodes])]
+
     @cached_property
     def _grid(self):
         return TreeGrid.of(self)
