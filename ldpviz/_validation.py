@@ -32,6 +32,9 @@ MIN_RELEASE_EPSILON = 1e-12
 #: Largest Laplace label scale ``2M / eps``: beyond it sums of squares of the noisy labels
 #: overflow double precision.
 MAX_NOISE_SCALE = 1e100
+#: Smallest label bound M: M^2 and the noise variances stay normal doubles (M = 1e-200 made
+#: the budget rule divide 0 by 0).
+MIN_Y_BOUND = 1e-100
 
 
 def check_simulable(epsilon, shares=(1.0,), y_bound=None, label_share=1.0, name="epsilon"):
@@ -305,11 +308,19 @@ def resolve_y_bound(y_bound, y, name="y_bound"):
             stacklevel=3,
         )
         bound = float(np.max(np.abs(y)))
+        if 0 < bound < MIN_Y_BOUND:
+            raise ValueError(f"the labels' largest magnitude {bound:.3g} (read off for {name}) is "
+                             f"below {MIN_Y_BOUND:g}, where its square underflows in double "
+                             f"precision; rescale the labels or pass {name} >= {MIN_Y_BOUND:g}.")
         return bound if bound > 0 else 1.0
     if isinstance(y_bound, bool) or not isinstance(y_bound, numbers.Real) or not (
         np.isfinite(y_bound) and y_bound > 0
     ):
         raise ValueError(f"{name} must be a positive finite number, got {y_bound!r}.")
+    if y_bound < MIN_Y_BOUND:
+        raise ValueError(f"{name}={y_bound!r} is below {MIN_Y_BOUND:g}, where its square "
+                         f"underflows in double precision; rescale the labels (and {name}) so "
+                         f"that {name} >= {MIN_Y_BOUND:g}.")
     return float(y_bound)
 
 

@@ -85,7 +85,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._validation import check_choice, check_rho, check_simulable, resolve_y_bound
 from .masks import protection_ranking
+from .mechanisms import MECHANISMS
 
 __all__ = ["CALIBRATED_C", "CALIBRATED_C_TREE", "CALIBRATED_LEVEL_COST", "P_MAX", "RHO_GRID",
            "T_MAX", "choose_rho", "default_s_max", "histogram_risk", "risk_table",
@@ -104,6 +106,16 @@ RHO_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 #: Largest bins per histogram axis and tree depth the rule considers (the calibrated range).
 T_MAX = 5
 P_MAX = 8
+
+
+def _check_public(epsilon, rho, mechanism, y_bound):
+    """The proxy's public inputs, refused with the argument named where double precision
+    could not evaluate it (``rho`` None: every share of ``RHO_GRID``)."""
+    y_bound = resolve_y_bound(y_bound, None)
+    check_choice(mechanism, "mechanism", MECHANISMS)
+    low = check_rho(rho) if rho is not None else RHO_GRID[0]
+    shares = (low, 1.0 - (low if rho is not None else RHO_GRID[-1]))
+    check_simulable(epsilon, shares, y_bound, label_share=low)
 
 
 def _user_types(W, ranking, s):
@@ -220,6 +232,7 @@ def risk_table(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_
     list of (s, p, t, risk)
         ``t`` is 1 when s = 0 and ``p`` is 0 when s = d.
     """
+    _check_public(epsilon, rho, mechanism, y_bound)
     ranking = protection_ranking(W)  # checks W
     W = np.asarray(W, dtype=bool)
     s_max = default_s_max(W) if s_max is None else s_max
@@ -288,6 +301,7 @@ def histogram_risk(W, n, epsilon, rho, mechanism, y_bound, s, t, depths, ranking
     """The histogram term of the risk proxy at each depth of ``depths`` for (s, t): what the
     cell reports' noise costs as the tree deepens (more cells; more potential cells for users
     who hide tree axes). 0 when t = 1. Public inputs only."""
+    _check_public(epsilon, rho, mechanism, y_bound)
     depths = np.asarray(depths, dtype=int)
     if t == 1 or s == 0:
         return np.zeros(len(depths))
@@ -336,6 +350,7 @@ def choose_rho(W, n, epsilon, mechanism, y_bound, s, p, t, ranking=None):
     A stronger signal on the protected features would have repaid a smaller rho (measured in
     :class:`ldpviz.HistOfTree`'s docstring); no public rule can know which.
     """
+    _check_public(epsilon, None, mechanism, y_bound)
     if not np.isfinite(float(epsilon)):
         return RHO_GRID[0]
     if ranking is None:

@@ -67,6 +67,28 @@ def test_bad_c_is_rejected(value):
         AdHistOfTree(c=value, y_bound=M).fit(X, y, W=gamma_mask(500, 5, 1.0))
 
 
+@pytest.mark.parametrize("call", ["risk_table", "select_partition", "choose_rho",
+                                  "histogram_risk"])
+@pytest.mark.parametrize("bad, match", [
+    ({"epsilon": 1e-300}, "epsilon=1e-300 is too small to simulate"),
+    ({"y_bound": 1e-300}, "y_bound=1e-300 is below 1e-100"),
+    ({"y_bound": np.inf}, "y_bound must be a positive finite number"),
+    ({"mechanism": "GRR"}, "mechanism must be one of"),
+])
+def test_public_functions_refuse_what_double_precision_cannot_evaluate(call, bad, match):
+    # 1e-300 used to overflow (epsilon) or divide 0 by 0 (y_bound) inside the proxy
+    W = aligned_mask(1000, 5, 2)
+    args = {"epsilon": 1.0, "mechanism": "grr", "y_bound": 3.0, **bad}
+    with pytest.raises(ValueError, match=match):
+        if call == "choose_rho":
+            choose_rho(W, 1000, args["epsilon"], args["mechanism"], args["y_bound"], 2, 2, 2)
+        elif call == "histogram_risk":
+            adaptive_rule.histogram_risk(W, 1000, args["epsilon"], 0.5, args["mechanism"],
+                                         args["y_bound"], 2, 2, [0, 1, 2])
+        else:
+            getattr(adaptive_rule, call)(W, 1000, **args)
+
+
 @pytest.mark.parametrize("n", [200, 2000, 100_000])
 @pytest.mark.parametrize("epsilon", [0.5, 2.0, 8.0, np.inf])
 @pytest.mark.parametrize("mask", ["aligned2", "gamma0.5", "gamma3", "none", "all"])

@@ -181,6 +181,18 @@ def test_epsilon_too_small_to_simulate_is_refused(model):
     model.set_params(epsilon=1.0, y_bound=1e300)
     with pytest.raises(ValueError, match="label noise scale"):
         _fit(model, X)
+    # so small that M^2 underflows: HistOfTree's budget rule divided 0 by 0
+    model.set_params(y_bound=1e-200)
+    with pytest.raises(ValueError, match=r"y_bound=1e-200 is below 1e-100"):
+        _fit(model, X)
+    model.set_params(y_bound=1e-100)
+    assert np.all(np.isfinite(_fit(model, X).predict(X)))
+
+
+def test_labels_too_small_to_square_are_refused_when_the_bound_is_read_off():
+    with pytest.raises(ValueError, match=r"below 1e-100.*rescale the labels"), \
+            pytest.warns(PrivacyWarning):
+        HistOfTree(s=2).fit(X, np.full(len(X), 1e-200))
 
 
 def test_classifier_and_bcdp_refuse_tiny_budgets():

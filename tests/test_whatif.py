@@ -205,6 +205,7 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"reps": 0}, "reps"), ({"seed": -1}, "seed"), ({"test_size": 1.0}, "test_size"),
     ({"methods": ["hot"]}, "unknown keys"),
     ({"y_range": (1, 1)}, "lo < hi"), ({"y_range": (-1e300, 1e300)}, "too wide"),
+    ({"y_range": (0, 1e-200)}, "too narrow"),
     ({"feature_names": ["a", "a", "b"]}, "distinct names"),
     ({"max_seconds": 1e-9}, "even 1 split takes about"),
     ({"test_size": 0.95}, "at least 10 and 3"),

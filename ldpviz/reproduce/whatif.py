@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (
+    MIN_Y_BOUND,
     PrivacyWarning,
     check_choice,
     check_epsilon,
@@ -206,6 +207,9 @@ def _check_labels(y, n, y_range, policy=None):
     if not (hi - lo) / 2 < 1e100:
         raise ValueError(f"y_range {y_range!r} is too wide for squared errors in floating "
                          "point; rescale the label (for example to thousands).")
+    if (hi - lo) / 2 < MIN_Y_BOUND:
+        raise ValueError(f"y_range {y_range!r} is too narrow for squared errors in floating "
+                         f"point (half-width below {MIN_Y_BOUND:g}); rescale the label.")
     clipped = float(np.mean((y < lo) | (y > hi)))
     if clipped > 0.01:
         warnings.warn(f"the label range ({lo:g}, {hi:g}) clips {clipped:.1%} of the labels "
