@@ -4,8 +4,9 @@ Every estimator estimates, before it allocates anything, the partition it will b
 ``t^s x 2^depth``, tree nodes), the per-user report entries its randomizers will touch (a proxy
 for time) and the bytes its working arrays will take, and refuses with a ``ValueError`` naming
 the parameter, the size and a value that fits when one of them exceeds this budget
-(:mod:`ldpviz._validation`, "Resource budget"). The defaults suit a 2-core laptop with 8 GB of
-memory: one fit stays under about a gigabyte and ten seconds.
+(:mod:`ldpviz._validation`, "Resource budget"). The data and mask generators check the bytes
+of their ``n`` rows the same way (:func:`check_rows`). The defaults suit a 2-core laptop with
+8 GB of memory: one fit stays under about a gigabyte and ten seconds.
 
 Change the budget for the whole session with :func:`set_config`, or for a block of code with
 :func:`config_context`::
@@ -294,6 +295,14 @@ def check_budget(owner, param, value, sizes, fits=None, n_report=0):
             raise ValueError(f"{owner} with {param}={value} would need "
                              f"{_describe(key, size, limit)}; {advice}, or raise the budget "
                              f"with ldpviz.set_config({key}=...).")
+
+
+def check_rows(owner, n, bytes_per_row, param="n"):
+    """Refuse to build ``n`` rows of about ``bytes_per_row`` bytes each (outputs and
+    temporaries) beyond the ``max_bytes`` budget, before anything is allocated: a data or mask
+    generator asked for a billion users would otherwise fill the machine's memory."""
+    check_budget(owner, param, n, {"max_bytes": n * bytes_per_row},
+                 fits=get_config()["max_bytes"] // bytes_per_row)
 
 
 def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):

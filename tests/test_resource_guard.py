@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import ldpviz
-from ldpviz import AdHistOfTree, HistOfTree, theory
+from ldpviz import AdHistOfTree, HistOfTree, masks, theory
 from ldpviz._config import (
     DEFAULTS,
     check_partition_budget,
@@ -27,6 +27,7 @@ from ldpviz._config import (
     partition_plan,
 )
 from ldpviz.baselines import LPDT, Hist
+from ldpviz.bcdp import correlated_feature_attack, sample_correlated_pm1
 from ldpviz.classification import HistClassifier, HistOfTreeClassifier
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
 from ldpviz.masks import aligned_mask, gamma_mask
@@ -271,3 +272,41 @@ def test_exceeds_budget_reports_the_first_limit():
     with ldpviz.config_context(max_cells=10):
         key, size, limit = exceeds_budget(plan, 1000)
     assert (key, size, limit) == ("max_cells", 2**2 * 2**8, 10)
+
+
+# ----------------------------------------------------------------------------------------------
+# Data and mask generators: n users are estimated before they are built
+# ----------------------------------------------------------------------------------------------
+GENERATORS = {
+    "make_paper_regression": lambda n: make_paper_regression(n, random_state=0),
+    "aligned_mask": lambda n: aligned_mask(n, 5, 2),
+    "gamma_mask": lambda n: gamma_mask(n, 5, 1.0),
+    "decade_mask": lambda n: masks.decade_mask(n, 5, 2),
+    "concentrated_mask": lambda n: masks.concentrated_mask(n, 5),
+    "spread_mask": lambda n: masks.spread_mask(n, 5),
+    "random_mask": lambda n: masks.random_mask(n, 5, 0.3, random_state=0, exact=True),
+    "sample_correlated_pm1": lambda n: sample_correlated_pm1(n, 5, 0.5, 0),
+    "correlated_feature_attack": lambda n: correlated_feature_attack(n=n, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+def test_generators_refuse_more_users_than_the_budget_and_name_a_size_that_fits(name):
+    build = GENERATORS[name]
+    with ldpviz.config_context(max_bytes=200_000):
+        tracemalloc.start()
+        with pytest.raises(ValueError, match=rf"{name} with n=1000000 would need .* bytes "
+                                             r"of working memory.*use n <= (\d+)") as refused:
+            build(10**6)  # small enough to build, were the guard missing
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < 100_000  # refused before building anything
+        fits = int(re.search(r"use n <= (\d+)", str(refused.value)).group(1))
+        assert fits >= 100
+        tracemalloc.start()
+        build(fits)  # the size it names is accepted, and stays near the budget
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak <= 1.5 * 200_000, (name, peak)
+        with pytest.raises(ValueError, match="max_bytes"):
+            build(fits + 1)

@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from .._config import check_rows
 from .._rng import as_generator
 from .._validation import (
     check_finite_epsilon,
@@ -93,6 +94,7 @@ def correlated_feature_attack(n=10_000, correlation=0.8, epsilon=1.0, random_sta
     what the user's "epsilon for S" really is once ``P`` is public (inf at ``|rho| = 1``).
     """
     n = check_int(n, "n", 1)
+    check_rows("correlated_feature_attack", n, 72)  # nine per-user arrays of 8 bytes
     rho = check_real(correlation, "correlation", low=-1.0, high=1.0)
     epsilon = check_finite_epsilon(epsilon)
     rng = as_generator(random_state)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._config import check_rows
 from .._rng import as_generator
 from .._validation import (
     check_int,
@@ -21,6 +22,7 @@ def sample_correlated_pm1(n, d, q, rng):
     """
     n = check_int(n, "n", 1)
     d = check_int(d, "d", 1)
+    check_rows("sample_correlated_pm1", n, 9 * d + 8)
     q = check_q(q)
     rng = as_generator(rng)
     copy = rng.random(n) < q

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._config import check_rows
 from .._rng import as_generator
 from .._validation import as_float_array, check_int
 
@@ -26,6 +27,7 @@ def make_paper_regression(n, random_state=None):
     :func:`paper_regression_function`.
     """
     n = check_int(n, "n", 1)
+    check_rows("make_paper_regression", n, 72)  # X, y and f*'s temporaries, 8 bytes each
     rng = as_generator(random_state)
     X = rng.random((n, 5))
     y = paper_regression_function(X) + rng.standard_normal(n)
