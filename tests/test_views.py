@@ -181,6 +181,24 @@ def test_bad_t_is_refused_with_a_readable_message():
         views.partition_view(t=0)
 
 
+@pytest.mark.parametrize("view, kwargs, match", [
+    ("partition_view", {"x_axis": 5}, r"x_axis must be in \[0, 4\], got 5"),
+    ("partition_view", {"y_axis": 2.5}, "y_axis must be an integer"),
+    ("surface_view", {"x_axis": np.nan}, "x_axis must be an integer"),
+    ("surface_view", {"n": np.inf}, "n must be finite"),
+    ("surface_view", {"s_star": np.inf}, "s_star must be an integer"),
+    ("partition_view", {"data_seed": -1}, "data_seed must be >= 0"),
+    ("lambda_view", {"n": np.inf}, "n must be finite"),
+    ("tradeoff_view", {"d": np.inf}, "d must be an integer"),
+    ("tradeoff_view", {"s": 6}, r"s must be in \[0, 5\]"),
+    ("mechanism_view", {"k": 10**9}, r"k must be in \[1, 1000000\]"),
+])
+def test_views_refuse_odd_arguments_by_name(view, kwargs, match):
+    # each used to escape as IndexError, OverflowError or MemoryError from deep inside
+    with pytest.raises(ValueError, match=match):
+        getattr(views, view)(**kwargs)
+
+
 def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does_not():
     kw = dict(epsilon=1.0, s_star=2, depth=4, t=3, n=3000)
     paper = views.surface_view(cell_estimate="paper", **kw)

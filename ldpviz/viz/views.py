@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import bcdp, theory
+from .._validation import check_int, check_real
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..estimators import HistOfTree
 from ..masks import aligned_mask, gamma_mask
@@ -31,6 +32,7 @@ GRID = 64  # points per axis of a 2-D slice: an edge at a multiple of 1/64 falls
 N_TEST = 2000
 N_POINTS_SHOWN = 200
 MASK_ROWS_SHOWN = 200  # rows of W drawn as an image; the mask is sorted, so a strided sample
+MAX_CELLS_SHOWN = 1_000_000  # mechanism_view's k: its GRR law is returned cell by cell
 EPSILON_GRID = np.exp2(np.linspace(-2, 6, 33))  # 0.25 .. 64 for bound-vs-epsilon curves
 
 
@@ -83,12 +85,27 @@ def _read_only(out):
     return out
 
 
+def _check_slice_axes(x_axis, y_axis, d=D):
+    check_int(x_axis, "x_axis", 0, d - 1)
+    check_int(y_axis, "y_axis", 0, d - 1)
+
+
+def _check_fit_args(n, s_star, data_seed, noise_seed, d=D):
+    """A view's sizes and seeds, refused with the argument named before anything is built
+    (``n`` may be a float, as a log slider gives it; it is truncated)."""
+    check_real(n, "n", low=2)
+    check_int(s_star, "s_star", 0, d)
+    check_int(data_seed, "data_seed", 0)
+    check_int(noise_seed, "noise_seed", 0)
+
+
 def slice_grid(x_axis, y_axis, hold, size=GRID, d=D):
     """Points of the 2-D slice: ``x_axis`` and ``y_axis`` vary over [0, 1], the other features
     are held at ``hold`` (one value for all, or a point of length d).
 
     Returns ``(u, v, points)`` with ``points`` of shape (size * size, d), row-major in v.
     """
+    _check_slice_axes(x_axis, y_axis, d)
     if x_axis == y_axis:
         raise ValueError("x_axis and y_axis must be different features.")
     u = (np.arange(size) + 0.5) / size
@@ -234,6 +251,8 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     estimate is clipped to +-M), ``mse`` (against f* on a test set) and ``mse_nonprivate``
     (eq 3 on the same partition).
     """
+    _check_fit_args(n, s_star, data_seed, noise_seed)
+    _check_slice_axes(x_axis, y_axis)
     fit = _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed, mask,
                gamma, cell_estimate)
     model, X, W = fit.model, fit.X, fit.W
@@ -277,6 +296,8 @@ def surface_view(epsilon=4.0, s_star=2, depth=2, t=2, n=10_000, x_axis=0, y_axis
     set, ``n_cells``, ``n_pinned``, ``hist_axes``, ``tree_axes`` and ``protect_share``.
     A new ``noise_seed`` redraws only the privacy noise: same users, same data.
     """
+    _check_fit_args(n, s_star, data_seed, noise_seed)
+    _check_slice_axes(x_axis, y_axis)
     fit = _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed, mask,
                gamma, cell_estimate)
     model = fit.model
@@ -300,6 +321,12 @@ def _gamma_profile(n, d, gamma):
 
 
 @lru_cache(maxsize=128)  # sliders revisit settings: a revisit is instant (do not modify)
+def _check_theory_args(n, s, d):
+    check_real(n, "n", low=2)
+    d = check_int(d, "d", 1)
+    check_int(s, "s", 0, d)
+
+
 def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     """The mask W_gamma, delta(p), the objective (11) against p, and lambda* (eqs 11-13).
 
@@ -310,6 +337,7 @@ def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     ``exponent`` (eq 13 with lambda*) and ``share_protecting`` (share of users protecting
     k = 0..d features).
     """
+    _check_theory_args(n, s, d)
     profile = _gamma_profile(int(n), int(d), float(gamma))
     W = gamma_mask(int(n), int(d), float(gamma))
     rows = np.unique(np.linspace(0, n - 1, MASK_ROWS_SHOWN).astype(int))
@@ -354,6 +382,7 @@ def tradeoff_view(epsilon=2.0, s=1, gamma=1.0, n=10_000, d=D):
     dropped; beyond it the non-private term can dominate); and ``lambda_star`` at the given
     epsilon.
     """
+    _check_theory_args(n, s, d)
     profile = _gamma_profile(int(n), int(d), float(gamma))
     p = np.arange(1, theory.default_p_max(n) + 1, dtype=float)
     curve = theory.objective_curve(profile, s, n, epsilon, p=p)
@@ -388,6 +417,7 @@ def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
     k cells, the true one first), ``rr_keep`` (probability a randomized-response bit is kept),
     and the budget split ``epsilon_label``, ``epsilon_cells``.
     """
+    k = check_int(k, "k", 1, MAX_CELLS_SHOWN)  # one probability per cell is returned
     eps_label, eps_cells = split_budget(epsilon, rho)
     scale = laplace_scale(eps_label, y_bound)
     reach = y_bound + 6 * scale
