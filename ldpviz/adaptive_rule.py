@@ -85,7 +85,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validation import check_choice, check_rho, check_simulable, resolve_y_bound
+from ._validation import (
+    check_choice,
+    check_int,
+    check_rho,
+    check_simulable,
+    resolve_y_bound,
+)
 from .masks import protection_ranking
 from .mechanisms import MECHANISMS
 
@@ -106,6 +112,7 @@ RHO_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 #: Largest bins per histogram axis and tree depth the rule considers (the calibrated range).
 T_MAX = 5
 P_MAX = 8
+MAX_T_MAX = 1000  # risk_table's t_max: one row per t, however few cells fit
 
 
 def _check_public(epsilon, rho, mechanism, y_bound):
@@ -233,6 +240,8 @@ def risk_table(W, n, epsilon, rho=0.5, mechanism="grr", y_bound=1.0, s_min=0, s_
         ``t`` is 1 when s = 0 and ``p`` is 0 when s = d.
     """
     _check_public(epsilon, rho, mechanism, y_bound)
+    check_int(n, "n", 1)
+    check_int(t_max, "t_max", 1, MAX_T_MAX)
     ranking = protection_ranking(W)  # checks W
     W = np.asarray(W, dtype=bool)
     s_max = default_s_max(W) if s_max is None else s_max

@@ -89,6 +89,14 @@ def test_public_functions_refuse_what_double_precision_cannot_evaluate(call, bad
             getattr(adaptive_rule, call)(W, 1000, **args)
 
 
+def test_risk_table_refuses_sizes_it_cannot_loop_over():
+    W = aligned_mask(1000, 5, 2)
+    with pytest.raises(ValueError, match="n must be an integer"):  # was OverflowError
+        adaptive_rule.risk_table(W, np.inf, 1.0)
+    with pytest.raises(ValueError, match=r"t_max must be in \[1, 1000\]"):  # looped for ever
+        adaptive_rule.select_partition(W, 1000, 1.0, t_max=10**9)
+
+
 @pytest.mark.parametrize("n", [200, 2000, 100_000])
 @pytest.mark.parametrize("epsilon", [0.5, 2.0, 8.0, np.inf])
 @pytest.mark.parametrize("mask", ["aligned2", "gamma0.5", "gamma3", "none", "all"])
