@@ -27,7 +27,7 @@ from ldpviz._config import (
     partition_plan,
 )
 from ldpviz.baselines import LPDT, Hist
-from ldpviz.bcdp import correlated_feature_attack, sample_correlated_pm1
+from ldpviz.bcdp import bcdp_explorer_data, correlated_feature_attack, sample_correlated_pm1
 from ldpviz.classification import HistClassifier, HistOfTreeClassifier
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
 from ldpviz.masks import aligned_mask, gamma_mask
@@ -310,3 +310,20 @@ def test_generators_refuse_more_users_than_the_budget_and_name_a_size_that_fits(
         assert peak <= 1.5 * 200_000, (name, peak)
         with pytest.raises(ValueError, match="max_bytes"):
             build(fits + 1)
+
+
+@pytest.mark.parametrize("param, value", [("n", 10**5), ("reps", 2000), ("d", 1000)])
+def test_bcdp_explorer_data_names_the_size_to_lower(param, value):
+    # d = 10**9 raised numpy's MemoryError; reps = 10**9 would have run for hours
+    with ldpviz.config_context(max_bytes=5_000_000, max_report_entries=2_000_000):
+        with pytest.raises(ValueError, match=rf"with {param}={value} would need.*"
+                                             rf"use {param} <= (\d+)") as refused:
+            bcdp_explorer_data(**{param: value})
+        fits = int(re.search(rf"use {param} <= (\d+)", str(refused.value)).group(1))
+        tracemalloc.start()
+        bcdp_explorer_data(**{param: fits})
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak <= 1.5 * 5_000_000, (param, fits, peak)
+        with pytest.raises(ValueError, match=param):
+            bcdp_explorer_data(**{param: fits + 1})
