@@ -27,7 +27,13 @@ from ldpviz._config import (
     partition_plan,
 )
 from ldpviz.baselines import LPDT, Hist
-from ldpviz.bcdp import bcdp_explorer_data, correlated_feature_attack, sample_correlated_pm1
+from ldpviz.bcdp import (
+    attack_table,
+    bcdp_explorer_data,
+    correlated_feature_attack,
+    sample_correlated_pm1,
+    sweep_q,
+)
 from ldpviz.classification import HistClassifier, HistOfTreeClassifier
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
 from ldpviz.masks import aligned_mask, gamma_mask
@@ -327,3 +333,13 @@ def test_bcdp_explorer_data_names_the_size_to_lower(param, value):
         assert peak <= 1.5 * 5_000_000, (param, fits, peak)
         with pytest.raises(ValueError, match=param):
             bcdp_explorer_data(**{param: fits + 1})
+
+
+def test_sweeps_refuse_more_values_than_the_draw_budget():
+    # a million values ran for hours, each one fitting the budget alone
+    with pytest.raises(ValueError, match=r"sweep_q with len\(qs\)=1000 would need .* use "
+                                         r"len\(qs\) <= 134,"):
+        sweep_q([0.1] * 1000)
+    with pytest.raises(ValueError, match=r"use len\(correlations\) <= 17895,"):
+        attack_table(np.full(100_000, 0.5))
+    assert len(sweep_q([0.1, 0.5], n=500, reps=2)) == 2

@@ -163,11 +163,20 @@ def correlated_feature_attack(n=10_000, correlation=0.8, epsilon=1.0, random_sta
     }
 
 
+def _check_sweep(owner, param, count, draws_each):
+    """Refuse a sweep whose values together would draw more than ``max_report_entries``
+    random numbers (each value alone may fit; a million of them would run for hours)."""
+    check_budget(owner, f"len({param})", count, {"max_report_entries": count * draws_each},
+                 fits=get_config()["max_report_entries"] // max(draws_each, 1))
+
+
 def attack_table(correlations, n=10_000, epsilon=1.0, random_state=0):
     """:func:`correlated_feature_attack` over several correlations, one row each.
 
     Returns a DataFrame indexed by ``correlation`` with the columns of that function's dict.
     """
+    correlations = list(correlations)
+    _check_sweep("attack_table", "correlations", len(correlations), 3 * check_int(n, "n", 1))
     rows = [correlated_feature_attack(n=n, correlation=rho, epsilon=epsilon,
                                       random_state=random_state) for rho in correlations]
     return pd.DataFrame(rows, index=pd.Index(list(correlations), name="correlation"))
@@ -183,6 +192,9 @@ def sweep_q(qs, epsilon=2.0, delta=0.2, k=2, n=10_000, d=10, zeta=None, reps=20,
     summed over all / the sensitive coordinates, :func:`expected_mse_pm1`) and
     ``{m}_total_projected`` (Monte Carlo after projection to the box).
     """
+    qs = list(qs)
+    draws = 2 * check_int(reps, "reps", 2) * check_int(n, "n", 1) * check_int(d, "d", 1)
+    _check_sweep("sweep_q", "qs", len(qs), draws)  # each value is checked again when it runs
     rows = []
     for q in qs:
         out = bcdp_explorer_data(epsilon=epsilon, delta=delta, k=k, q=q, zeta=zeta, n=n, d=d,
