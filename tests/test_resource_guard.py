@@ -343,3 +343,23 @@ def test_sweeps_refuse_more_values_than_the_draw_budget():
     with pytest.raises(ValueError, match=r"use len\(correlations\) <= 17895,"):
         attack_table(np.full(100_000, 0.5))
     assert len(sweep_q([0.1, 0.5], n=500, reps=2)) == 2
+
+
+def test_experiments_refuse_replications_and_test_sets_beyond_the_budget():
+    from ldpviz.reproduce.experiments import Arm, Mask, SyntheticData, run
+    arm = Arm("hot", HistOfTree, SyntheticData(200, n_test=50), grid={"t": [1, 2]},
+              params={"epsilon": 2.0, "s": 2, "y_bound": M}, mask=Mask("aligned", s_star=2))
+    with ldpviz.config_context(max_bytes=400_000):
+        # reps = 10**9 filled 24 GB of bookkeeping before the first fit (the kernel was killed)
+        with pytest.raises(ValueError, match=r"run with reps=100000 would need .* use "
+                                             r"reps <= (\d+),") as refused:
+            run([arm], reps=100_000, progress=False)
+        fits = int(re.search(r"reps <= (\d+)", str(refused.value)).group(1))
+        assert 100 <= fits < 1000
+        with pytest.raises(ValueError, match=r"SyntheticData with n_test=100000 would need"):
+            SyntheticData(200, n_test=100_000)
+    tracemalloc.start()
+    run([arm], reps=fits, progress=False)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak <= 2 * 400_000  # the estimate is of the right size
