@@ -64,6 +64,7 @@ REFERENCE = "DT"
 #: Largest epsilon accepted: beyond it the noise is negligible and AdHistOfTree's selection
 #: grows without bound.
 MAX_EPSILON = 1000.0
+MAX_EPSILONS = 50  # values of epsilons in one run (each runs every grid on every split)
 #: With more protected columns than this, the cost is not attributed column by column.
 MAX_ATTRIBUTED = 12
 NONE = "(none)"
@@ -158,14 +159,16 @@ def _check_epsilons(epsilons):
     values = np.atleast_1d(np.asarray(epsilons, dtype=object)).tolist()
     if not values:
         raise ValueError("epsilons must contain at least one value.")
-    out = []
+    if len(values) > MAX_EPSILONS:
+        raise ValueError(f"epsilons has {len(values):,} values; at most {MAX_EPSILONS} (each "
+                         "one runs every method's whole grid on every split).")
+    out = set()
     for e in values:
         e = check_epsilon(e, "epsilons")
         if not e <= MAX_EPSILON:
             raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
                              f"non-private tree DT is the no-privacy reference), got {e!r}.")
-        if e not in out:
-            out.append(e)
+        out.add(e)
     return sorted(out)
 
 
