@@ -214,3 +214,8 @@ def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does
     assert stable["mse"] < paper["mse"]
     part = views.partition_view(cell_estimate="paper", **kw)
     assert part["n_pinned"] == paper["n_pinned"]
+
+
+def test_theory_views_are_cached_for_slider_revisits():
+    # checking the arguments must not displace the cache (a revisit is instant)
+    assert views.lambda_view(gamma=2.0) is views.lambda_view(gamma=2.0)

@@ -64,7 +64,8 @@ REFERENCE = "DT"
 #: Largest epsilon accepted: beyond it the noise is negligible and AdHistOfTree's selection
 #: grows without bound.
 MAX_EPSILON = 1000.0
-MAX_EPSILONS = 50  # values of epsilons in one run (each runs every grid on every split)
+#: Most values of epsilons in one run: each runs every method's grid on every split.
+MAX_EPSILONS = 50
 #: With more protected columns than this, the cost is not attributed column by column.
 MAX_ATTRIBUTED = 12
 NONE = "(none)"

@@ -320,13 +320,13 @@ def _gamma_profile(n, d, gamma):
     return theory.mask_profile(gamma_mask(n, d, gamma))
 
 
-@lru_cache(maxsize=128)  # sliders revisit settings: a revisit is instant (do not modify)
 def _check_theory_args(n, s, d):
     check_real(n, "n", low=2)
     d = check_int(d, "d", 1)
     check_int(s, "s", 0, d)
 
 
+@lru_cache(maxsize=128)  # sliders revisit settings: a revisit is instant (do not modify)
 def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     """The mask W_gamma, delta(p), the objective (11) against p, and lambda* (eqs 11-13).
 
