@@ -111,7 +111,8 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
     X = np.asarray(bunch.X, dtype=float)
     low = np.asarray(bunch.feature_min, dtype=float)
     high = np.asarray(bunch.feature_max, dtype=float)
-    span = high - low
+    with np.errstate(over="ignore"):  # an overflowing span is reported by name below
+        span = high - low
     infinite = [names[j] for j in range(len(names))
                 if not (np.isfinite(low[j]) and np.isfinite(high[j]))]
     if infinite:
