@@ -393,7 +393,9 @@ def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
     ----------
     arms : list of Arm
     reps : int, default=50
-        Replications (the paper uses 50).
+        Replications (the paper uses 50). Refused before anything runs when the results and
+        their bookkeeping (about 1 kB per arm and replication, 600 B per grid point) would
+        exceed the ``max_bytes`` budget (:func:`ldpviz.set_config`).
     seed : int, default=0
         Root of all randomness (see the module docstring).
     n_jobs : int or None
