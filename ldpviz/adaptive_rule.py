@@ -115,14 +115,23 @@ P_MAX = 8
 MAX_T_MAX = 1000  # risk_table's t_max: one row per t, however few cells fit
 
 
+def auto_budget_shares():
+    """The smallest shares of epsilon ``rho="auto"`` can give a release: ((label, cell
+    report), label), for the budget checks made before the rule runs."""
+    return (RHO_GRID[0], 1.0 - RHO_GRID[-1]), RHO_GRID[0]
+
+
 def _check_public(epsilon, rho, mechanism, y_bound):
     """The proxy's public inputs, refused with the argument named where double precision
     could not evaluate it (``rho`` None: every share of ``RHO_GRID``)."""
     y_bound = resolve_y_bound(y_bound, None)
     check_choice(mechanism, "mechanism", MECHANISMS)
-    low = check_rho(rho) if rho is not None else RHO_GRID[0]
-    shares = (low, 1.0 - (low if rho is not None else RHO_GRID[-1]))
-    check_simulable(epsilon, shares, y_bound, label_share=low)
+    if rho is None:
+        shares, label = auto_budget_shares()
+    else:
+        label = check_rho(rho)
+        shares = (label, 1.0 - label)
+    check_simulable(epsilon, shares, y_bound, label_share=label)
 
 
 def _user_types(W, ranking, s):

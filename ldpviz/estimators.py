@@ -335,8 +335,7 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
     def _budget_shares(self, n_features):
         """With rho="auto" the smallest shares the rule can choose (checked before it runs)."""
         if _is_auto(self.rho):
-            grid = adaptive_rule.RHO_GRID
-            return (min(grid), 1.0 - max(grid)), min(grid)
+            return adaptive_rule.auto_budget_shares()
         return super()._budget_shares(n_features)
 
     def _release_labels(self, y, epsilons, rng):
