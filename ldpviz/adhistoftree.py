@@ -7,6 +7,7 @@ import numpy as np
 from . import adaptive_rule, theory
 from ._config import exceeds_budget, get_config, partition_plan
 from ._validation import check_c, check_choice, check_int
+from .cell_estimates import label_noise_sums
 from .depth_selection import cross_validated_depth
 from .estimators import HistOfTree, _is_auto
 
@@ -177,9 +178,9 @@ class AdHistOfTree(HistOfTree):
                 if t**s * 2**q > cap or not self._fits(W, s, t, q):
                     break
                 depths.append(q)
-        n_fixed = self.n_label_only_
-        noise = (n_fixed * self._label_noise(self.epsilon) + (len(W) - n_fixed)
-                 * self._label_noise(self.epsilon_label_)) / len(W)
+        noise = float(label_noise_sums(len(W), self.n_label_only_,
+                                       self._label_noise(self.epsilon_label_),
+                                       self._label_noise(self.epsilon))) / len(W)
         penalty = adaptive_rule.histogram_risk(W, len(W), self.epsilon, self.rho_,
                                                self.mechanism, self.y_bound_, s, t,
                                                depths) if hidden else None
