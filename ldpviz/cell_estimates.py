@@ -223,15 +223,24 @@ def null_margin(J, noise, budget, null_mean=None, null_var=None):
     enough = noise * var <= budget * J * J  # E[(Q - mean)_+^2] <= Var Q: no margin needed
     if enough.all():
         return mean if noise.ndim == 0 else np.full(noise.shape, mean)
+    q, cost = _margin_costs(J, mean, var)
+    ok = cost * noise[..., None] <= budget
+    step = np.where(ok.any(axis=-1), ok.argmax(axis=-1), len(q) - 1)
+    margin = np.where(enough, mean, q[step])
+    return float(margin) if margin.ndim == 0 else margin
+
+
+@lru_cache(maxsize=256)
+def _margin_costs(J, mean, var):
+    """The candidate margins q of :func:`null_margin` and ``E[(Q - q)_+^2] / J^2`` for each
+    (read-only; cached: a fit asks for the same few null distributions level after level)."""
     a, nu = var / (2 * mean), 2 * mean * mean / var
     q = mean + np.sqrt(var) * _MARGIN_STEPS
     x = q / a
     cost = a * a * (nu * (nu + 2) * chdtrc(nu + 4, x) - 2 * x * nu * chdtrc(nu + 2, x)
                     + x * x * chdtrc(nu, x)) / J**2
-    ok = cost * noise[..., None] <= budget
-    step = np.where(ok.any(axis=-1), ok.argmax(axis=-1), len(q) - 1)
-    margin = np.where(enough, mean, q[step])
-    return float(margin) if margin.ndim == 0 else margin
+    q.flags.writeable = cost.flags.writeable = False
+    return q, cost
 
 
 @lru_cache(maxsize=64)
@@ -435,8 +444,18 @@ def split_null(tree, split, rule):
     The split was chosen among k_p candidates by the largest contrast: under no signal its
     squared z-score is the largest of k_p chi^2_1 variables.
     """
-    values, index = np.unique(split_candidates(tree, split, rule), return_inverse=True)
-    return np.array([max_chi2_moments(int(v)) for v in values])[index.ravel()]
+    k = split_candidates(tree, split, rule)
+    if len(k) and k.min() == k.max():  # CART always: one row
+        return np.tile(max_chi2_moments(int(k[0])), (len(k), 1))
+    return _max_chi2_table(int(k.max()) if len(k) else 1)[k]  # max-edge: k <= the tree axes
+
+
+@lru_cache(maxsize=16)
+def _max_chi2_table(k_max):
+    """Row k: :func:`max_chi2_moments` (k) for k = 1..k_max (row 0 unused), read-only."""
+    table = np.array([(np.nan, np.nan)] + [max_chi2_moments(k) for k in range(1, k_max + 1)])
+    table.flags.writeable = False
+    return table
 
 
 def _split_posterior_weight(z2, V, k, scale):
