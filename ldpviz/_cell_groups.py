@@ -97,22 +97,26 @@ def cell_groups(partition, X, W):
                       true_rank.astype(index))
 
 
-def bincount_columns(index, columns, length):
-    """(length, q) sums of each column of ``columns`` (n, q) by ``index``."""
-    index = np.asarray(index, dtype=np.intp)  # once, not once per column
-    rows = np.ascontiguousarray(np.asarray(columns, dtype=float).T)
-    out = np.empty((length, len(rows)))
-    for j, weights in enumerate(rows):
-        out[:, j] = np.bincount(index, weights=weights, minlength=length)
+def bincount_rows(index, weights, length):
+    """(length, q) sums of each row of ``weights`` (q, n) by ``index`` (n,).
+
+    Per-user weights are kept as rows (one contiguous array per label column): gathering a
+    subset of users then copies q contiguous runs, not n scattered rows.
+    """
+    index = np.asarray(index, dtype=np.intp)  # once, not once per row
+    out = np.empty((length, len(weights)))
+    for j, row in enumerate(weights):
+        out[:, j] = np.bincount(index, weights=row, minlength=length)
     return out
 
 
-def potential_cover(groups, columns, n_cells, rows=None):
-    """``sum_i 1{j in V_i} columns[i]`` for every cell j, shape (n_cells, q), over ``rows``."""
+def potential_cover(groups, weights, n_cells, rows=None):
+    """``sum_i 1{j in V_i} weights[:, i]`` for every cell j, shape (n_cells, q), over users
+    ``rows`` (``weights`` holds those users' columns, (q, len(rows)))."""
     group = groups.group if rows is None else groups.group[rows]
-    per_group = bincount_columns(group, columns, len(groups.size))
+    per_group = bincount_rows(group, weights, len(groups.size))
     owner = np.repeat(np.arange(len(groups.size)), groups.size)
-    return bincount_columns(groups.cells, per_group[owner], n_cells)
+    return bincount_rows(groups.cells, per_group.T[:, owner], n_cells)
 
 
 # The weighted bit sums of a dense block are computed in float32 on 12-bit integer pieces of
@@ -162,8 +166,9 @@ def _bernoulli_float32_law(q, shape, rng):
     return bits.reshape(shape)
 
 
-def rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, rows):
-    """``sum_i columns[i] b_ij`` for every cell j over the users ``rows``: one binary-RR bit
+def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
+    """``sum_i weights[:, i] b_ij`` for every cell j over the users ``rows`` (``weights``: (q,
+    n), every user of ``groups``): one binary-RR bit
     b_ij per potential cell of each user, Bernoulli(1 - q) on their own cell, Bernoulli(q) on the
     others (eq 8).
 
@@ -175,11 +180,13 @@ def rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, rows):
     every bit has the same law as there and the bits are independent, so the sums have the same
     distribution (the draws themselves differ).
     """
-    out = np.zeros((n_cells, columns.shape[1]))
+    out = np.zeros((n_cells, len(weights)))
     if len(rows) == 0:
         return out
     group = groups.group[rows]
-    order = np.argsort(group, kind="stable")
+    # a stable sort is one order whatever the algorithm: 16-bit keys get numpy's radix sort
+    order = np.argsort(group.astype(np.uint16) if len(groups.size) <= 1 << 16 else group,
+                       kind="stable")
     rows, group = rows[order], group[order]
     counts = np.bincount(group, minlength=len(groups.size))
     starts = np.concatenate([[0], np.cumsum(counts)])
@@ -191,7 +198,7 @@ def rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, rows):
             users = rows[lo:min(lo + block, starts[g + 1])]
             bits = _bernoulli_float32_law(q, (len(cells), len(users)), rng)
             bits[groups.true_rank[users], np.arange(len(users))] ^= True
-            out[cells] += _exact_product(bits, columns[users])
+            out[cells] += _exact_product(bits, weights[:, users].T)
     small = rows[counts[group] < _DENSE_GROUP]
     size = groups.size[groups.group[small]]
     ends = np.cumsum(size)
@@ -203,9 +210,9 @@ def rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, rows):
         bits = rng.random(int(k.sum()), dtype=np.float32) < q
         bits[first + groups.true_rank[users]] ^= True
         set_bits = np.flatnonzero(bits)
-        owner = np.searchsorted(first, set_bits, side="right") - 1
+        owner = np.repeat(np.arange(len(users)), k)[set_bits]
         user = users[owner]
         cell = groups.cells[groups.offset[groups.group[user]] + set_bits - first[owner]]
-        out += bincount_columns(cell, columns[user], n_cells)
+        out += bincount_rows(cell, weights[:, user], n_cells)
         lo = hi
     return out

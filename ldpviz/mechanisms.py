@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._cell_groups import bincount_columns, cell_groups, potential_cover, rr_bit_sums
+from ._cell_groups import bincount_rows, cell_groups, potential_cover, rr_bit_sums
 from ._config import _largest_fitting, check_budget, get_config, report_entries_allowed
 from ._validation import check_choice, check_epsilon, check_rho
 
@@ -384,9 +384,11 @@ def grr_is_better(k, epsilon):
     return (np.asarray(k) - 2.0) * v**3 <= 1.0 + v + v * v
 
 
-def _label_columns(y, moments):
-    """Per-user columns whose report-weighted sums are kept: [1, y] or [1, y, y^2], (n, q)."""
-    return np.column_stack([np.ones(len(y)), y, y * y] if moments else [np.ones(len(y)), y])
+def _label_weights(y, moments):
+    """Per-user values whose report-weighted sums are kept, one row each: [1, y] or [1, y,
+    y^2], shape (q, n) for y of shape (n, m)."""
+    rows = [np.ones((1, len(y))), y.T, (y * y).T] if moments else [np.ones((1, len(y))), y.T]
+    return np.concatenate(rows)
 
 
 def _fields(first, second, m):
@@ -397,8 +399,8 @@ def _fields(first, second, m):
     return out
 
 
-def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
-    """Per-cell sums of ``columns`` (:func:`_label_columns`) weighted by the debiased GRR
+def _grr_sums(groups, weights, epsilon, keep, r, rows, n_cells, moments):
+    """Per-cell sums of ``weights`` ((q, n): :func:`_label_weights`) weighted by the debiased GRR
     reports (eq 17) of users ``rows``, given their draws ``keep`` and ``r``
     (:func:`_grr_draws`): ``(sum w V~, sum w V~^2 or None)``, each (n_cells, q).
 
@@ -406,23 +408,23 @@ def _grr_sums(groups, columns, epsilon, keep, r, rows, n_cells, moments):
     ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number):
     both are a bincount over the reported cells plus a multiple of the "cover" sums over V_i.
     """
-    if len(rows) == len(columns):  # every user of the block (rows is 0..n-1): no copies
-        sub, w = groups, columns
+    if len(rows) == weights.shape[1]:  # every user of the block (rows is 0..n-1): no copies
+        sub, w = groups, weights
     else:
         sub = groups._replace(group=groups.group[rows], true_cell=groups.true_cell[rows],
                               true_rank=groups.true_rank[rows])
-        w = columns[rows]
+        w = weights[:, rows]
     cell = _grr_cells(sub, keep, r)
     _, _, c, offset = _grr_constants(epsilon, sub.user_size)
     cover = potential_cover(groups, w, n_cells, None if sub is groups else rows)
     if not moments:
-        return bincount_columns(cell, w * c[:, None], n_cells) - offset * cover, None
-    scale = (c * (c - 2.0 * offset))[:, None]
-    return (bincount_columns(cell, w * c[:, None], n_cells) - offset * cover,
-            bincount_columns(cell, w * scale, n_cells) + offset**2 * cover)
+        return bincount_rows(cell, w * c, n_cells) - offset * cover, None
+    scale = c * (c - 2.0 * offset)
+    return (bincount_rows(cell, w * c, n_cells) - offset * cover,
+            bincount_rows(cell, w * scale, n_cells) + offset**2 * cover)
 
 
-def _rr_sums(groups, columns, epsilon, rng, rows, n_cells, moments, max_entries):
+def _rr_sums(groups, weights, epsilon, rng, rows, n_cells, moments, max_entries):
     """As :func:`_grr_sums` for binary-RR reports (eq 8).
 
     With b_ij the bit of user i on cell j, ``V~ = C (b - q)`` and ``V~^2 = C^2 ((1 - 2q) b +
@@ -433,13 +435,13 @@ def _rr_sums(groups, columns, epsilon, rng, rows, n_cells, moments, max_entries)
     """
     q, C = _rr_constants(epsilon)
     single = groups.size[groups.group[rows]] == 1
-    exact = bincount_columns(groups.true_cell[rows[single]], columns[rows[single]], n_cells)
+    exact = bincount_rows(groups.true_cell[rows[single]], weights[:, rows[single]], n_cells)
     noisy = rows[~single]
     if q == 0.0:  # infinite budget: every bit is the truth
-        bits = bincount_columns(groups.true_cell[noisy], columns[noisy], n_cells)
+        bits = bincount_rows(groups.true_cell[noisy], weights[:, noisy], n_cells)
     else:
-        bits = rr_bit_sums(groups, columns, q, rng, n_cells, max_entries, noisy)
-    cover = potential_cover(groups, columns[noisy], n_cells, noisy)
+        bits = rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, noisy)
+    cover = potential_cover(groups, weights[:, noisy], n_cells, noisy)
     first = C * (bits - q * cover) + exact
     if not moments:
         return first, None
@@ -545,7 +547,7 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     for b, g in zip(blocks, groups, strict=True):
         rows = np.flatnonzero(use_grr[b])
         if len(rows):
-            parts = _grr_sums(g, _label_columns(y2[b], both), epsilon,
+            parts = _grr_sums(g, _label_weights(y2[b], both), epsilon,
                               keep[done:done + len(rows)], r[done:done + len(rows)], rows,
                               n_cells, moments)
             done += len(rows)
@@ -555,7 +557,7 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     for b, g in zip(blocks, groups, strict=True):
         rows = np.flatnonzero(~use_grr[b])
         if len(rows):
-            parts = _rr_sums(g, _label_columns(y2[b], both), epsilon, rng, rows, n_cells,
+            parts = _rr_sums(g, _label_weights(y2[b], both), epsilon, rng, rows, n_cells,
                              moments, max_entries)
             first += parts[0]
             if moments:
