@@ -9,6 +9,8 @@ look-up too.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # A tree's grid (below) is used while it has at most this many cells, and for potential leaves
@@ -43,9 +45,10 @@ def hiding_patterns(hidden):
 
 def dyadic_resolution(cuts):
     """Smallest r <= 30 with every cut a multiple of 2^-r, or None."""
+    cuts = [float(c) for c in cuts]  # a tree's few thresholds: Python floats are faster
     for r in range(GRID_RESOLUTION + 1):
-        scaled = cuts * 2.0**r
-        if np.array_equal(scaled, np.floor(scaled)):
+        scale = 2.0**r
+        if all((c * scale).is_integer() for c in cuts):
             return r
     return None
 
@@ -70,17 +73,22 @@ class TreeGrid:
         if len(tree.axes) > GRID_MAX_AXES:  # numpy arrays have at most 64 dimensions
             return None
         columns, scales, coarse, sizes, cut_list = [], [], [], [], []
-        for axis in tree.axes:
-            cuts = np.unique(tree.threshold[tree.feature == axis])
+        split = tree.feature >= 0
+        by_axis = {int(a): set() for a in tree.axes}
+        for axis, cut in zip(tree.feature[split].tolist(), tree.threshold[split].tolist(),
+                             strict=True):
+            by_axis[axis].add(cut)
+        for axis in by_axis:
+            cuts = np.array(sorted(by_axis[axis]), dtype=float)
             r = dyadic_resolution(cuts)
             if r is None:
                 return None
-            columns.append(int(axis))
+            columns.append(axis)
             scales.append(2**r)
             coarse.append(np.searchsorted(cuts, np.arange(2**r) / 2**r, side="right"))
             sizes.append(len(cuts) + 1)
             cut_list.append(cuts)
-        if np.prod(sizes, dtype=float) > GRID_CELLS:
+        if math.prod(sizes) > GRID_CELLS:
             return None
         # Each leaf's box is a block of grid cells: [cells of lo, cells below hi].
         lo, hi = tree.leaf_boxes()
