@@ -128,24 +128,23 @@ _PIECES = 5
 
 
 def _exact_product(bits, weights):
-    """``bits @ weights`` for 0/1 bits (k, N), N <= 2^11, and float64 weights (N, q), by a
+    """``bits @ weights.T`` for 0/1 bits (k, N), N <= 2^11, and float64 weights (q, N), by a
     float32 matrix product on integer pieces of the weights (exact; faster than float64).
 
-    Each column is written ``sum_p a_p 2^(E - 12 (p + 1))`` with integers |a_p| <= 2^12 (E the
-    column's binary exponent); the bit sums of each piece are exact integers in float32.
+    Each row is written ``sum_p a_p 2^(E - 12 (p + 1))`` with integers |a_p| <= 2^12 (E the
+    row's binary exponent); the bit sums of each piece are exact integers in float32.
     """
-    _, exponent = np.frexp(np.abs(weights).max(axis=0, initial=0.0))
+    _, exponent = np.frexp(np.abs(weights).max(axis=1, initial=0.0))
     rest = weights.copy()
-    pieces, scales = [], []
-    for p in range(_PIECES):
-        scale = np.ldexp(1.0, exponent - _PIECE_BITS * (p + 1))
+    pieces = np.empty((_PIECES, *weights.shape), dtype=np.float32)
+    scales = np.ldexp(1.0, exponent - _PIECE_BITS * np.arange(1, _PIECES + 1)[:, None])
+    for p, scale in enumerate(scales[:, :, None]):
         piece = np.rint(rest / scale)
         rest -= piece * scale
-        pieces.append(piece)
-        scales.append(scale)
-    sums = bits.astype(np.float32) @ np.concatenate(pieces, axis=1).astype(np.float32)
-    q = weights.shape[1]
-    return (sums.reshape(len(bits), _PIECES, q).astype(float) * np.stack(scales)).sum(axis=1)
+        pieces[p] = piece  # |piece| <= 2^12: exact in float32
+    sums = bits.astype(np.float32) @ pieces.reshape(-1, weights.shape[1]).T  # (k, pieces x q)
+    q = len(weights)
+    return (sums.reshape(len(bits), _PIECES, q).astype(float) * scales).sum(axis=1)
 
 
 def _bernoulli_float32_law(q, shape, rng):
@@ -198,7 +197,7 @@ def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
             users = rows[lo:min(lo + block, starts[g + 1])]
             bits = _bernoulli_float32_law(q, (len(cells), len(users)), rng)
             bits[groups.true_rank[users], np.arange(len(users))] ^= True
-            out[cells] += _exact_product(bits, weights[:, users].T)
+            out[cells] += _exact_product(bits, weights[:, users])
     small = rows[counts[group] < _DENSE_GROUP]
     size = groups.size[groups.group[small]]
     ends = np.cumsum(size)
