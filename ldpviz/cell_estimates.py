@@ -446,7 +446,7 @@ def split_null(tree, split, rule):
     """
     k = split_candidates(tree, split, rule)
     if len(k) and k.min() == k.max():  # CART always: one row
-        return np.tile(max_chi2_moments(int(k[0])), (len(k), 1))
+        return np.full((len(k), 2), max_chi2_moments(int(k[0])))
     return _max_chi2_table(int(k.max()) if len(k) else 1)[k]  # max-edge: k <= the tree axes
 
 
