@@ -391,22 +391,27 @@ def _label_weights(y, moments):
     return np.concatenate(rows)
 
 
-def _fields(first, second, m):
-    """Split (cells, 1 + 2m) sums of V~ and V~^2 into the fields of :class:`CellSums`."""
+def _fields(first, second, partner, m):
+    """Split (cells, 1 + 2m) sums of V~, V~^2 and the partner excess into the fields of
+    :class:`CellSums`."""
     out = [first[:, 0], first[:, 1:1 + m]]
     if second is not None:
-        out += [first[:, 1 + m:], second[:, 0], second[:, 1:1 + m], second[:, 1 + m:]]
+        out.append(first[:, 1 + m:])
+        for sums in (second, partner):
+            out += [sums[:, 0], sums[:, 1:1 + m], sums[:, 1 + m:]]
     return out
 
 
 def _grr_sums(groups, weights, epsilon, keep, r, rows, n_cells, moments):
-    """Per-cell sums of ``weights`` ((q, n): :func:`_label_weights`) weighted by the debiased GRR
-    reports (eq 17) of users ``rows``, given their draws ``keep`` and ``r``
-    (:func:`_grr_draws`): ``(sum w V~, sum w V~^2 or None)``, each (n_cells, q).
+    """Per-cell sums of ``weights`` ((q, n): :func:`_label_weights`) weighted by the debiased
+    GRR reports (eq 17) of users ``rows``, given their draws ``keep`` and ``r``
+    (:func:`_grr_draws`): ``(sum w V~, sum w V~^2, sum w (V~^2 - V~) / (|V_i| - 1))``, each
+    (n_cells, q), the last two None without ``moments``.
 
     On V_i the debiased indicator is ``c_i (1{report = j} - q_i)``, so its square is
     ``1{report = j} c_i (c_i - 2 offset) + offset^2`` with ``offset = c_i q_i`` (one number):
-    both are a bincount over the reported cells plus a multiple of the "cover" sums over V_i.
+    each is a bincount over the reported cells plus a multiple of the "cover" sums over V_i
+    (for the partner sums, with each group's users scaled by 1 / (|V_g| - 1)).
     """
     if len(rows) == weights.shape[1]:  # every user of the block (rows is 0..n-1): no copies
         sub, w = groups, weights
@@ -415,13 +420,20 @@ def _grr_sums(groups, weights, epsilon, keep, r, rows, n_cells, moments):
                               true_rank=groups.true_rank[rows])
         w = weights[:, rows]
     cell = _grr_cells(sub, keep, r)
-    _, _, c, offset = _grr_constants(epsilon, sub.user_size)
-    cover = potential_cover(groups, w, n_cells, None if sub is groups else rows)
+    k = sub.user_size
+    _, _, c, offset = _grr_constants(epsilon, k)
+    rows_ = None if sub is groups else rows
     if not moments:
-        return bincount_rows(cell, w * c, n_cells) - offset * cover, None
+        cover = potential_cover(groups, w, n_cells, rows_)
+        return bincount_rows(cell, w * c, n_cells) - offset * cover, None, None
+    # 1 / (|V_g| - 1) per group; a single-cell user's V~ is exact and adds nothing
+    apart = np.where(groups.size >= 2, 1.0 / np.maximum(groups.size - 1, 1), 0.0)
+    cover, cover_apart = potential_cover(groups, w, n_cells, rows_, apart)
     scale = c * (c - 2.0 * offset)
+    excess = (scale - c) * apart[sub.group]  # V~^2 - V~ = 1{report = j} (scale - c) + ...
     return (bincount_rows(cell, w * c, n_cells) - offset * cover,
-            bincount_rows(cell, w * scale, n_cells) + offset**2 * cover)
+            bincount_rows(cell, w * scale, n_cells) + offset**2 * cover,
+            bincount_rows(cell, w * excess, n_cells) + (offset**2 + offset) * cover_apart)
 
 
 def _rr_sums(groups, weights, epsilon, rng, rows, n_cells, moments, max_entries):
@@ -462,10 +474,17 @@ class CellSums(NamedTuple):
     square : ``sum_i (V~_i^j)^2``.
     square_numerator : ``sum_i y_i (V~_i^j)^2``.
     square_numerator2 : ``sum_i y_i^2 (V~_i^j)^2``.
+    partner, partner_numerator, partner_numerator2 : ``sum_i y_i^k ((V~_i^j)^2 - V~_i^j) /
+        (|V_i| - 1)`` for k = 0, 1, 2, over the users who report by GRR with |V_i| >= 2 (0
+        for binary RR).
 
     For any number g, ``square_numerator2 - 2 g square_numerator + g^2 square`` is
     ``sum_i (y_i - g)^2 (V~_i^j)^2``, the plug-in variance of ``numerator - g denominator``;
     :mod:`ldpviz.cell_estimates` uses these sums to weigh each cell of eq (9) by its noise.
+    The partner sums measure how far that noise is shared: a GRR user's debiased indicators
+    over V_i add up to exactly 1, so the report noise of cell j reappears, with the opposite
+    sign, in the user's other |V_i| - 1 potential cells (on average ``-Var V~_i^j / (|V_i| -
+    1)`` with each); binary RR's bits are independent across cells.
     """
 
     numerator: np.ndarray
@@ -474,21 +493,35 @@ class CellSums(NamedTuple):
     square: np.ndarray
     square_numerator: np.ndarray
     square_numerator2: np.ndarray
+    partner: np.ndarray
+    partner_numerator: np.ndarray
+    partner_numerator2: np.ndarray
 
 
-def report_sums(debiased, y_tilde):
+def partner_weights(reports):
+    """Per-user ``1 / (|V_i| - 1)`` for GRR reports with |V_i| >= 2, else 0 (the weights of
+    :class:`CellSums`' partner sums), from a :class:`CellReports`."""
+    k = reports.potential.sum(axis=1)
+    grr = np.ndim(reports.reported) == 1  # GRR reports a cell id, binary RR a row of bits
+    return np.where(grr & (k >= 2), 1.0 / np.maximum(k - 1, 1), 0.0)
+
+
+def report_sums(debiased, y_tilde, partner_weight=None):
     """The :class:`CellSums` of per-user messages (small n: teaching, tests).
 
     ``debiased`` is the (n, n_cells) matrix of V~_i^j (:attr:`CellReports.debiased`),
-    ``y_tilde`` the released labels, (n,) or (n, m). What :func:`cell_report_sums` computes
-    without the messages (for GRR from the same draws, for binary RR with the same
-    distribution), here from the messages a server would store.
+    ``y_tilde`` the released labels, (n,) or (n, m), ``partner_weight`` the per-user weights
+    of the partner sums (:func:`partner_weights`; default 0: no user reports by GRR). What
+    :func:`cell_report_sums` computes without the messages (for GRR from the same draws, for
+    binary RR with the same distribution), here from the messages a server would store.
     """
     V = np.asarray(debiased, dtype=float)
     y = np.asarray(y_tilde, dtype=float)
     square = V * V
+    w = np.zeros(len(V)) if partner_weight is None else np.asarray(partner_weight, float)
+    excess = (square - V) * w[:, None]
     return CellSums(V.T @ y, V.sum(axis=0), V.T @ (y * y), square.sum(axis=0), square.T @ y,
-                    square.T @ (y * y))
+                    square.T @ (y * y), excess.sum(axis=0), excess.T @ y, excess.T @ (y * y))
 
 
 def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_size=None,
@@ -517,9 +550,10 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     (default: 2^22 entries).
 
     With ``moments=True`` the result is a :class:`CellSums`, which adds ``sum_i y_tilde_i^2
-    V~_i^j`` and the sums of ``(V~_i^j)^2``, ``y_tilde_i (V~_i^j)^2`` and ``y_tilde_i^2
-    (V~_i^j)^2`` (what a variance estimate of eq (9) needs). The random draws, and so the
-    numerator and denominator, are the same either way.
+    V~_i^j``, the sums of ``(V~_i^j)^2``, ``y_tilde_i (V~_i^j)^2`` and ``y_tilde_i^2
+    (V~_i^j)^2`` (what a variance estimate of eq (9) needs) and GRR's partner sums (how much
+    of that variance a cell shares with the other cells of its users). The random draws, and
+    so the numerator and denominator, are the same either way.
     """
     epsilon = check_epsilon(epsilon)
     check_choice(mechanism, "mechanism", MECHANISMS)
@@ -533,6 +567,7 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     both = moments or mechanism != "grr"
     first = np.zeros((n_cells, 1 + (2 if both else 1) * m))
     second = np.zeros_like(first) if moments else None
+    partner = np.zeros_like(first) if moments else None
     n = len(X)
     blocks = [slice(lo, lo + _USER_BLOCK) for lo in range(0, n, _USER_BLOCK)]
     groups = [cell_groups(partition, X[b], W[b]) for b in blocks]
@@ -554,6 +589,7 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
             first += parts[0]
             if moments:
                 second += parts[1]
+                partner += parts[2]
     for b, g in zip(blocks, groups, strict=True):
         rows = np.flatnonzero(~use_grr[b])
         if len(rows):
@@ -562,7 +598,7 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
             first += parts[0]
             if moments:
                 second += parts[1]
-    totals = _fields(first, second, m)
+    totals = _fields(first, second, partner, m)
     if np.ndim(y_tilde) == 1:
         totals = [a[:, 0] if a.ndim == 2 else a for a in totals]
     denominator, numerator = totals[:2]

@@ -9,6 +9,7 @@ from ldpviz import HistOfTree
 from ldpviz.adaptive_rule import RHO_GRID
 from ldpviz.cell_estimates import (
     TOLERANCE,
+    coupling,
     exact_units,
     label_noise_sums,
     merge_leaves,
@@ -20,7 +21,13 @@ from ldpviz.cell_estimates import (
 )
 from ldpviz.datasets import make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
-from ldpviz.mechanisms import cell_report_sums, cell_reports, privatize_labels, report_sums
+from ldpviz.mechanisms import (
+    cell_report_sums,
+    cell_reports,
+    partner_weights,
+    privatize_labels,
+    report_sums,
+)
 from ldpviz.partition import build_partition
 
 M = 3.5  # the label bound of the issue's measurements
@@ -137,6 +144,64 @@ def test_a_cells_weight_does_not_depend_on_its_own_contrast():
     assert values[0, 0] == pytest.approx(after[0] * 8.0 * np.sqrt(100.0) / 100.0)
 
 
+def _paired_units(z, shared=1.0, D=100.0, V=100.0):
+    """Units in pairs j, j + J/2 whose users report by GRR over both (|V_i| = 2), all of their
+    privacy noise report noise (Var R = V, center 0); ``shared=0`` hides the pairing."""
+    J = len(z)
+    R = np.asarray(z, dtype=float)[:, None] * np.sqrt(V)
+    units = exact_units(np.full(J, D), R, np.zeros(J))
+    return units._replace(excess0=np.full(J, 1.0), excess2=np.full((J, 1), V),
+                          partner2=np.full((J, 1), shared * V))
+
+
+def test_a_grr_partner_does_not_vouch_for_its_cell():
+    """Four pairs of cells over which users report by GRR: a pair's report noise is one draw,
+    seen with opposite signs. One 4-sigma pair among three quiet ones is noise and falls back,
+    as a lone 4-sigma cell does; read as eight independent cells, the partner's z^2 = 16
+    vouched for the cell."""
+    z = np.array([4.0, 0.3, -0.5, 0.2])
+    z = np.concatenate([z, -z])
+    kwargs = {"center": np.zeros(8), "scale": M**2, "budget": TOLERANCE * M**2}
+    _, paired, _ = shrink(_paired_units(z), **kwargs)
+    _, independent, _ = shrink(_paired_units(z, shared=0.0), **kwargs)
+    assert paired[0] == paired[4] == 0
+    assert independent[0] > 0.2
+
+
+@pytest.mark.parametrize(("t", "mask", "mechanism"), [(2, "aligned", "grr"),
+                                                      (3, "aligned", "grr"),
+                                                      (2, "gamma", "grr"), (2, "gamma", "rr")])
+def test_coupling_measures_the_noise_grr_partners_share(small, t, mask, mechanism):
+    """kappa_j estimates sum_{l != j} corr(R_j, R_l)^2 over the randomizers: closely where
+    every user has the same potential cells (aligned), from above where they differ
+    (personalized masks), and it is None for binary RR (independent bits)."""
+    X, y = small
+    W = aligned_mask(len(X), 5, 1) if mask == "aligned" else gamma_mask(len(X), 5, 1.0)
+    part = build_partition(X, y, W, (0,), t, 1)
+    g, reps = np.full(part.n_cells, 0.7), 1500
+    nu = 2 * (2 * M / 8.0) ** 2  # labels at epsilon 8, reports at 0.5: report noise dominates
+    rng = np.random.default_rng(0)
+    R, kappa = [], []
+    for _ in range(reps):
+        y_tilde = privatize_labels(y, 8.0, M, rng)
+        reports = cell_reports(part, X, W, 0.5, mechanism, rng)
+        sums = report_sums(reports.debiased, y_tilde, partner_weights(reports))
+        units = report_units(sums, nu * sums.denominator)
+        R.append(sums.numerator - g * sums.denominator)
+        kappa.append(coupling(units, g, unit_variance(units, g)))
+    if mechanism == "rr":
+        assert all(k is None for k in kappa)
+        return
+    corr = np.corrcoef(np.array(R).T)
+    empirical = (corr**2).sum(axis=0) - 1.0
+    estimated = np.mean(kappa, axis=0)
+    assert np.all(empirical > 0.25)  # the pairing is strong here
+    if mask == "aligned":
+        assert np.all(np.abs(estimated - empirical) < 0.05)
+    else:
+        assert np.all((estimated > empirical - 0.03) & (estimated < 1.5 * empirical))
+
+
 # ---------------------------------------------------------------------------------------------
 # The tree as a hierarchy: what the server can compute
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +267,7 @@ def test_replayed_messages_give_the_same_estimate(data, mechanism, mask):
     assert np.array_equal(y_tilde, model.y_tilde_)
     if mechanism == "grr":  # the per-user messages are the model's draws
         reports = cell_reports(model.partition_, X, W, model.epsilon_cells_, mechanism, rng)
-        sums = report_sums(reports.debiased, y_tilde)
+        sums = report_sums(reports.debiased, y_tilde, partner_weights(reports))
     else:  # binary RR bits are drawn in aggregate: same law as the messages, not the same draws
         sums = cell_report_sums(model.partition_, X, W, y_tilde, model.epsilon_cells_,
                                 mechanism, rng, moments=True)
