@@ -235,8 +235,10 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         and 2, GRR and RR, t 2-4, depth 0-6, 30 runs): the worst ratio MSE(t) / MSE(t = 1) at
         epsilon 1 is 1.02 (1.26 with rho = 0.5), at epsilon 2 1.37 (1.88); since each cell's spread
         leaves the cell out (100 runs): 1.03 and 1.16, and every setting is within 1.10 MSE(t = 1) +
-        0.01 on average (at 1,500 runs one is not: s* = 1, GRR, epsilon 2, t = 2, depth 2, 1.23,
-        where rho = 0.95 would give 1.03). The price: the rule assumes a moderate signal per
+        0.01 on average; since GRR's partner cells count as one noise draw
+        (:func:`ldpviz.cell_estimates.coupling`), every setting holds by two standard errors (191
+        at 400 runs; the last, s* = 2, GRR, epsilon 2, t = 2, depth 2, has rare large errors and
+        holds by five at 4,000 runs: ratio 1.13). The price: the rule assumes a moderate signal per
         protected axis, so where a strong one would have repaid the cell reports it gives them too
         little (a ramp on the protected features, 24 settings of W_gamma and aligned masks at
         epsilon 2 and 4: 1.05 times rho = 0.5's error on geometric mean, worst 1.56 at W_gamma,
