@@ -23,7 +23,7 @@ measured in the same run:
 
 Usage: ``python benchmarks/bench_fit.py [--sizes 10000 100000] [--repeats 7]``.
 
-Measured (2026-11-26, 2 cores, quiet), n = 10,000: whole 0.29 to 0.64, of which ``fixed`` 0.13
+Measured (2026-11-26, 2 cores, quiet), n = 10,000: whole 0.29 to 0.61, of which ``fixed`` 0.13
 to 0.27 (0.21 to 0.27 with the stable estimate): the per-call cost alone is about the whole
 0.25 budget, so the target needs fewer Python-level steps per fit, not faster per-user passes.
 """
