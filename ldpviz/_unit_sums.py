@@ -22,7 +22,7 @@ class UnitSums(NamedTuple):
         (each nu_i summed over the m label columns).
     partner0, partner1, partner2 : as excess0-2 with each term divided by ``|V_i| - 1``, over
         the users who report by GRR: the report noise the unit shares with each of its
-        partners (module docstring); 0 where reports are independent across cells.
+        partners (:mod:`ldpviz.cell_estimates`); 0 where reports are independent across cells.
     """
 
     numerator: np.ndarray
@@ -92,7 +92,8 @@ def _at_center(e0, e1, e2, g):
 
 def coupling(units, center, variance):
     """kappa_j: the sum over unit j's partners of the squared correlation between their noise
-    and j's (module docstring), (J,) in [0, 1], or None when no unit shares report noise.
+    and j's (:mod:`ldpviz.cell_estimates`), (J,) in [0, 1], or None when no unit shares
+    report noise.
 
     A GRR user's report noise in cell j reappears in each of their |V_i| - 1 other potential
     cells with covariance about ``-x_ij / (|V_i| - 1)`` (x_ij: its share of Var R_j), so

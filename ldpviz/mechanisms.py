@@ -422,13 +422,13 @@ def _grr_sums(groups, weights, epsilon, keep, r, rows, n_cells, moments):
     cell = _grr_cells(sub, keep, r)
     k = sub.user_size
     _, _, c, offset = _grr_constants(epsilon, k)
-    rows_ = None if sub is groups else rows
+    subset = None if sub is groups else rows
     if not moments:
-        cover = potential_cover(groups, w, n_cells, rows_)
+        cover = potential_cover(groups, w, n_cells, subset)
         return bincount_rows(cell, w * c, n_cells) - offset * cover, None, None
     # 1 / (|V_g| - 1) per group; a single-cell user's V~ is exact and adds nothing
     apart = np.where(groups.size >= 2, 1.0 / np.maximum(groups.size - 1, 1), 0.0)
-    cover, cover_apart = potential_cover(groups, w, n_cells, rows_, apart)
+    cover, cover_apart = potential_cover(groups, w, n_cells, subset, apart)
     scale = c * (c - 2.0 * offset)
     excess = (scale - c) * apart[sub.group]  # V~^2 - V~ = 1{report = j} (scale - c) + ...
     return (bincount_rows(cell, w * c, n_cells) - offset * cover,
