@@ -90,23 +90,24 @@ def _at_center(e0, e1, e2, g):
     return (e2 - 2.0 * g * e1 + g * g * e0[:, None]).sum(axis=1)
 
 
-def coupling(units, center, variance):
+def coupling(units, center, variance, report=None):
     """kappa_j: the sum over unit j's partners of the squared correlation between their noise
     and j's (:mod:`ldpviz.cell_estimates`), (J,) in [0, 1], or None when no unit shares
     report noise.
 
     A GRR user's report noise in cell j reappears in each of their |V_i| - 1 other potential
     cells with covariance about ``-x_ij / (|V_i| - 1)`` (x_ij: its share of Var R_j), so
-    ``kappa_j ~ X_j Y_j / Var R_j^2`` with ``X_j = sum_i x_ij`` (the report noise) and ``Y_j =
-    sum_i x_ij / (|V_i| - 1)``: ``v_j^2 / (k - 1)`` when every user has k cells (v_j the report
-    noise's share), 0 for binary RR.
+    ``kappa_j ~ X_j Y_j / Var R_j^2`` with ``X_j = sum_i x_ij`` (the report noise; pass it as
+    ``report`` if already computed) and ``Y_j = sum_i x_ij / (|V_i| - 1)``: ``v_j^2 / (k - 1)``
+    when every user has k cells (v_j the report noise's share), 0 for binary RR.
     """
     g = _columns(center)
     shared = np.maximum(_at_center(units.partner0, units.partner1, units.partner2, g), 0.0)
     if not shared.any():
         return None
-    report = np.maximum(_at_center(units.excess0, units.excess1, units.excess2, g), 0.0)
-    return np.clip(report * shared / variance**2, 0.0, 1.0)
+    if report is None:  # X_j: the report noise, E2 - 2 g E1 + g^2 E0
+        report = _at_center(units.excess0, units.excess1, units.excess2, g)
+    return np.minimum(np.maximum(report, 0.0) * shared / variance**2, 1.0)
 
 
 def _columns(a):

@@ -138,6 +138,7 @@ from scipy.special import chdtr, chdtrc
 
 from ._unit_sums import (  # noqa: F401  (UnitSums and its constructors are public here)
     UnitSums,
+    _at_center,
     _columns,
     add_units,
     coupling,
@@ -302,7 +303,8 @@ def shrink(units, center, scale, budget, posterior=False, prune=None):
     """
     g = _columns(center)
     R = units.numerator - g * units.denominator[:, None]
-    var = unit_variance(units, g)
+    report = _at_center(units.excess0, units.excess1, units.excess2, g)
+    var = np.maximum(report + np.maximum(units.noise, 0.0), 0.0)  # unit_variance
     D = np.maximum(units.denominator, 0.0)
     size = np.maximum(np.abs(units.numerator).sum(axis=1), D * np.abs(g).sum(axis=1))
     exact = (D > 0) & (var <= 1e-12 * (size * size + D * D))
@@ -315,7 +317,7 @@ def shrink(units, center, scale, budget, posterior=False, prune=None):
     safe = np.where(noisy, var, 1.0)
     tau2 = 0.0
     J = int(noisy.sum())
-    kappa = coupling(units, g, safe) if J else None
+    kappa = coupling(units, g, safe, report) if J else None
     kappa = None if kappa is None or not kappa[noisy].any() else kappa[noisy]
     if J and posterior:
         weight = np.zeros(len(D))
