@@ -110,18 +110,22 @@ def bincount_rows(index, weights, length):
     return out
 
 
-def potential_cover(groups, weights, n_cells, rows=None, group_scale=None):
-    """``sum_i 1{j in V_i} weights[:, i]`` for every cell j, shape (n_cells, q), over users
-    ``rows`` (``weights`` holds those users' columns, (q, len(rows))). With ``group_scale``
-    (one number per group), also the same sums with each group's users scaled by it."""
+def group_sums(groups, weights, rows=None):
+    """(G, q) sums of ``weights`` (q, len(rows)) over each group's users ``rows``."""
     group = groups.group if rows is None else groups.group[rows]
-    per_group = bincount_rows(group, weights, len(groups.size))
+    return bincount_rows(group, weights, len(groups.size))
+
+
+def spread_to_cells(groups, per_group, n_cells):
+    """``sum_g 1{j in V_g} per_group[g]`` for every cell j, shape (n_cells, q)."""
     owner = np.repeat(np.arange(len(groups.size)), groups.size)
-    cover = bincount_rows(groups.cells, per_group.T[:, owner], n_cells)
-    if group_scale is None:
-        return cover
-    scaled = (per_group * group_scale[:, None]).T[:, owner]
-    return cover, bincount_rows(groups.cells, scaled, n_cells)
+    return bincount_rows(groups.cells, per_group.T[:, owner], n_cells)
+
+
+def potential_cover(groups, weights, n_cells, rows=None):
+    """``sum_i 1{j in V_i} weights[:, i]`` for every cell j, shape (n_cells, q), over users
+    ``rows`` (``weights`` holds those users' columns, (q, len(rows)))."""
+    return spread_to_cells(groups, group_sums(groups, weights, rows), n_cells)
 
 
 # The weighted bit sums of a dense block are computed in float32 on 12-bit integer pieces of

@@ -79,9 +79,14 @@ def unit_variance(units, center):
 
     ``E2 - 2 g E1 + g^2 E0`` summed over the label columns, plus ``max(noise, 0)``.
     """
-    g = _columns(center)
-    var = _at_center(units.excess0, units.excess1, units.excess2, g)
-    return np.maximum(var + np.maximum(units.noise, 0.0), 0.0)
+    return variance_parts(units, center)[1]
+
+
+def variance_parts(units, center):
+    """``(report, variance)``: the report noise ``E2 - 2 g E1 + g^2 E0`` (summed over the label
+    columns) and :func:`unit_variance`, which adds the label noise to it."""
+    report = _at_center(units.excess0, units.excess1, units.excess2, _columns(center))
+    return report, np.maximum(report + np.maximum(units.noise, 0.0), 0.0)
 
 
 def _at_center(e0, e1, e2, g):

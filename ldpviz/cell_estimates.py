@@ -138,7 +138,6 @@ from scipy.special import chdtr, chdtrc
 
 from ._unit_sums import (  # noqa: F401  (UnitSums and its constructors are public here)
     UnitSums,
-    _at_center,
     _columns,
     add_units,
     coupling,
@@ -146,6 +145,7 @@ from ._unit_sums import (  # noqa: F401  (UnitSums and its constructors are publ
     label_noise_sums,
     report_units,
     unit_variance,
+    variance_parts,
 )
 
 CELL_ESTIMATES = ("stable", "paper")
@@ -303,8 +303,7 @@ def shrink(units, center, scale, budget, posterior=False, prune=None):
     """
     g = _columns(center)
     R = units.numerator - g * units.denominator[:, None]
-    report = _at_center(units.excess0, units.excess1, units.excess2, g)
-    var = np.maximum(report + np.maximum(units.noise, 0.0), 0.0)  # unit_variance
+    report, var = variance_parts(units, g)
     D = np.maximum(units.denominator, 0.0)
     size = np.maximum(np.abs(units.numerator).sum(axis=1), D * np.abs(g).sum(axis=1))
     exact = (D > 0) & (var <= 1e-12 * (size * size + D * D))

@@ -16,7 +16,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._cell_groups import bincount_rows, cell_groups, potential_cover, rr_bit_sums
+from ._cell_groups import (
+    bincount_rows,
+    cell_groups,
+    group_sums,
+    potential_cover,
+    rr_bit_sums,
+    spread_to_cells,
+)
 from ._config import _largest_fitting, check_budget, get_config, report_entries_allowed
 from ._validation import check_choice, check_epsilon, check_rho
 
@@ -426,9 +433,10 @@ def _grr_sums(groups, weights, epsilon, keep, r, rows, n_cells, moments):
     if not moments:
         cover = potential_cover(groups, w, n_cells, subset)
         return bincount_rows(cell, w * c, n_cells) - offset * cover, None, None
-    # 1 / (|V_g| - 1) per group; a single-cell user's V~ is exact and adds nothing
-    apart = np.where(groups.size >= 2, 1.0 / np.maximum(groups.size - 1, 1), 0.0)
-    cover, cover_apart = potential_cover(groups, w, n_cells, subset, apart)
+    apart = _per_partner(groups.size)
+    per_group = group_sums(groups, w, subset)
+    cover = spread_to_cells(groups, per_group, n_cells)
+    cover_apart = spread_to_cells(groups, per_group * apart[:, None], n_cells)
     scale = c * (c - 2.0 * offset)
     excess = (scale - c) * apart[sub.group]  # V~^2 - V~ = 1{report = j} (scale - c) + ...
     return (bincount_rows(cell, w * c, n_cells) - offset * cover,
@@ -498,12 +506,17 @@ class CellSums(NamedTuple):
     partner_numerator2: np.ndarray
 
 
+def _per_partner(k):
+    """``1 / (k - 1)`` for |V_i| = k >= 2, else 0 (a single-cell user's V~ is exact)."""
+    k = np.asarray(k)
+    return np.where(k >= 2, 1.0 / np.maximum(k - 1, 1), 0.0)
+
+
 def partner_weights(reports):
     """Per-user ``1 / (|V_i| - 1)`` for GRR reports with |V_i| >= 2, else 0 (the weights of
     :class:`CellSums`' partner sums), from a :class:`CellReports`."""
-    k = reports.potential.sum(axis=1)
     grr = np.ndim(reports.reported) == 1  # GRR reports a cell id, binary RR a row of bits
-    return np.where(grr & (k >= 2), 1.0 / np.maximum(k - 1, 1), 0.0)
+    return _per_partner(reports.potential.sum(axis=1)) * grr
 
 
 def report_sums(debiased, y_tilde, partner_weight=None):
