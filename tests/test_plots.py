@@ -55,6 +55,24 @@ def test_figure2_panel_draws_the_mean_over_replications():
     assert ax.get_xscale() == "log" and ax.get_title() == "Figure 2(a)"
 
 
+def test_figure2_panel_puts_a_long_legend_beside_the_lines():
+    """Seven series (Figure 2(a)): inside the axes the legend covered a curve; beside them it
+    covers nothing, and the figure widens instead. Four series keep it inside."""
+    df = pd.DataFrame({"series": np.repeat([f"method {i}" for i in range(7)], 6),
+                       "epsilon": np.tile([1, 2, 4, 8, 16, 1024], 7),
+                       "mse": np.linspace(0.03, 0.3, 42)})
+    for series, beside in ((7, True), (4, False)):
+        fig = plots.figure2_panel(df[df.series.isin([f"method {i}" for i in range(series)])],
+                                  x="epsilon", logx=True, logy=True)
+        fig.draw_without_rendering()  # runs the constrained layout
+        ax = fig.axes[0]
+        legend = ax.get_legend().get_window_extent()
+        axes = ax.get_window_extent()
+        assert (legend.x0 >= axes.x1) == beside
+        assert (fig.get_size_inches()[0] > 6) == beside
+        assert legend.x1 <= fig.bbox.x1 + 1  # whole: nothing cut at the right edge
+
+
 def test_bcdp_and_objective_figures_draw_their_tables():
     from ldpviz import bcdp
 

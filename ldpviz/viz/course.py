@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
-from .plots import COLORS, STYLE, figure2_panel
+from .plots import COLORS, LEGEND_INSIDE_MAX, STYLE, figure2_panel, series_legend
 
 
 def mean_2se(results, by, y="mse"):
@@ -145,14 +145,9 @@ def plot_cell_noise(fits, reference, std_error, title=None):
 
 
 def figure2_wide(results, x, title=None, logx=False, logy=False, width=8.5):
-    """:func:`ldpviz.viz.plots.figure2_panel` with the legend beside the axes.
-
-    For panels with many series, whose legend would otherwise cover the lines.
-    """
-    fig = figure2_panel(results, x=x, logx=logx, logy=logy, title=title)
-    with plt.rc_context(STYLE):
-        fig.axes[0].legend(frameon=False, loc="upper left", bbox_to_anchor=(1, 1),
-                           fontsize="small")
+    """:func:`ldpviz.viz.plots.figure2_panel` with the legend beside the axes, ``width``
+    inches wide, whatever the number of series."""
+    fig = figure2_panel(results, x=x, logx=logx, logy=logy, title=title, legend="beside")
     fig.set_size_inches(width, fig.get_size_inches()[1])
     return fig
 
@@ -186,11 +181,13 @@ def best_per_value(results, param, y="mse", pair="rep"):
 
 def panel_with_floor(results, floor, floor_label="no privacy (DT)", colors=None, title=None):
     """A log-log Figure 2 panel against epsilon with a dotted horizontal floor (e.g. DT's MSE)."""
-    fig = figure2_panel(results, x="epsilon", logx=True, logy=True, colors=colors, title=title)
+    beside = results["series"].nunique() > LEGEND_INSIDE_MAX  # as figure2_panel decides
+    fig = figure2_panel(results, x="epsilon", logx=True, logy=True, colors=colors, title=title,
+                        legend="beside" if beside else "inside")
     with plt.rc_context(STYLE):
         ax = fig.axes[0]
         ax.axhline(floor, color="black", ls=":", lw=1, label=floor_label)
         low, high = ax.get_ylim()
         ax.set_ylim(min(low, 0.8 * floor), high)  # the floor stays in view
-        ax.legend(frameon=False, loc="best", fontsize="small")
+        series_legend(ax, beside)
     return fig

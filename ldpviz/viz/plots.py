@@ -15,6 +15,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import theory
+from .._validation import check_choice
 from . import views
 
 # Okabe-Ito, with yellow last: it is hard to see as a line on white.
@@ -53,9 +54,23 @@ def _feature(axis, private):
 # ----------------------------------------------------------------------------------------------
 # The paper's Figure 2 from a results table
 # ----------------------------------------------------------------------------------------------
+#: A panel with more series than this gets its legend beside the axes: inside, it covered
+#: lines (Figure 2(a)'s seven series: the LDP (Hist) curve ran through the labels).
+LEGEND_INSIDE_MAX = 4
+BESIDE_WIDTH = 3.3  # inches the figure widens by for a legend beside the axes
+
+
+def series_legend(ax, beside):
+    """The legend of a results panel: where it covers least inside the axes, or beside them."""
+    if beside:
+        return ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1, 1),
+                         fontsize="small")
+    return ax.legend(frameon=False, loc="best", fontsize="small")
+
+
 @_styled
 def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, logy=False,
-                  title=None, colors=None):
+                  title=None, colors=None, legend="auto"):
     """Mean of ``y`` over replications against ``x``, one line per ``series``, +-2 SE bars.
 
     Parameters
@@ -73,16 +88,22 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
     colors : dict or None
         Colour of each series (to keep a method's colour across panels); default: palette
         order.
+    legend : {"auto", "inside", "beside"}
+        Where the legend goes; "auto": beside the axes for more than ``LEGEND_INSIDE_MAX``
+        series (a new Figure then widens by ``BESIDE_WIDTH`` inches), else inside.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    check_choice(legend, "legend", ("auto", "inside", "beside"))
+    stats = results.groupby([series, x], sort=True)[y].agg(["mean", "std", "count"])
+    n_series = stats.index.get_level_values(0).nunique()
+    beside = legend == "beside" or (legend == "auto" and n_series > LEGEND_INSIDE_MAX)
     if ax is None:
-        fig, (ax,) = _figure()
+        fig, (ax,) = _figure(width=5.2 + (BESIDE_WIDTH if beside else 0.0))
     else:
         fig = ax.figure
-    stats = results.groupby([series, x], sort=True)[y].agg(["mean", "std", "count"])
     for i, (name, group) in enumerate(stats.groupby(level=0, sort=False)):
         xs = group.index.get_level_values(1).to_numpy()
         se = (group["std"] / np.sqrt(group["count"])).fillna(0).to_numpy()
@@ -100,7 +121,7 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
         ax.set_yscale("log")
     if title:
         ax.set_title(title)
-    ax.legend(frameon=False, loc="best", fontsize="small")
+    series_legend(ax, beside)
     return fig
 
 
