@@ -9,9 +9,11 @@ an (n, n_cells) matrix.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .partition import _mixed_radix
 
@@ -156,6 +158,12 @@ def _exact_product(bits, weights):
     return (sums.reshape(len(bits), _PIECES, q).astype(float) * scales).sum(axis=1)
 
 
+@cache
+def _blas():
+    """The process's BLAS thread pools (inspected once, on first use)."""
+    return ThreadpoolController()
+
+
 def _bernoulli_float32_law(q, shape, rng):
     """Bits with the law of ``rng.random(shape, dtype=np.float32) < q``, from fewer random bytes.
 
@@ -199,14 +207,18 @@ def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
     counts = np.bincount(group, minlength=len(groups.size))
     starts = np.concatenate([[0], np.cumsum(counts)])
     big = np.flatnonzero(counts >= _DENSE_GROUP)
-    for g in big:
-        cells = groups.cells[groups.offset[g]:groups.offset[g + 1]]
-        block = max(1, min(max_entries // len(cells), _EXACT_USERS))
-        for lo in range(starts[g], starts[g + 1], block):
-            users = rows[lo:min(lo + block, starts[g + 1])]
-            bits = _bernoulli_float32_law(q, (len(cells), len(users)), rng)
-            bits[groups.true_rank[users], np.arange(len(users))] ^= True
-            out[cells] += _exact_product(bits, weights[:, users])
+    # One BLAS thread: a block's product is too small to share, and a second thread waiting
+    # for a busy core (a browser redrawing, another job) costs more than the product itself.
+    # The sums are exact integers, so the bytes do not depend on the threads.
+    with _blas().limit(limits=1, user_api="blas"):
+        for g in big:
+            cells = groups.cells[groups.offset[g]:groups.offset[g + 1]]
+            block = max(1, min(max_entries // len(cells), _EXACT_USERS))
+            for lo in range(starts[g], starts[g + 1], block):
+                users = rows[lo:min(lo + block, starts[g + 1])]
+                bits = _bernoulli_float32_law(q, (len(cells), len(users)), rng)
+                bits[groups.true_rank[users], np.arange(len(users))] ^= True
+                out[cells] += _exact_product(bits, weights[:, users])
     small = rows[counts[group] < _DENSE_GROUP]
     size = groups.size[groups.group[small]]
     ends = np.cumsum(size)
