@@ -416,6 +416,31 @@ def test_lpdt_private_rows_exact_and_empirical_privacy(data, mechanism):
     assert worst_report + 2 * M / scale == pytest.approx(epsilon)
 
 
+@pytest.mark.parametrize("public_in_estimate", [False, True])
+def test_lpdt_fit_aggregates_exactly_the_messages_privatize_releases(data, public_in_estimate):
+    # The privacy test above checks privatize()'s messages; fit draws through its own
+    # aggregated path. With GRR both draw the same reports from the same seed, so fit's sums
+    # must be those of the released messages (plus the public rows in the clear, if asked):
+    # a fit that spent more than rho eps on a label or (1 - rho) eps on a report would not be.
+    X, y, _ = data
+    W = _public_first_mask(len(X), 5, 500)
+    kw = dict(epsilon=2.0, rho=0.7, max_depth=3, mechanism="grr", y_bound=M, random_state=5,
+              public_in_estimate=public_in_estimate)
+    model = LPDT(**kw).fit(X, y, W)
+    release = LPDT(**kw).privatize(X, y, W)
+    assert model.epsilon_label_ + model.epsilon_cells_ == pytest.approx(2.0)
+    debiased = release.reports.debiased
+    public_counts = np.zeros(model.n_cells_)
+    public_sums = np.zeros(model.n_cells_)
+    if public_in_estimate:
+        leaf = model.partition_.cell_index(X[:500])
+        public_counts = np.bincount(leaf, minlength=model.n_cells_)
+        public_sums = np.bincount(leaf, weights=np.clip(y[:500], -M, M),
+                                  minlength=model.n_cells_)
+    assert np.allclose(model.cell_denominator_, debiased.sum(axis=0) + public_counts)
+    assert np.allclose(model.cell_numerator_, release.labels @ debiased + public_sums)
+
+
 def test_lpdt_without_a_public_sample_or_without_private_rows(data):
     X, y, X_test = data
     none_public = LPDT(epsilon=2, y_bound=M, s=2, random_state=0).fit(X, y)

@@ -361,6 +361,45 @@ def test_mean_mechanism_reports_are_unbiased(rng):
     assert np.max(np.abs(R.mean(axis=0) - x) / se) < 5
 
 
+def _record_l2_budgets(monkeypatch):
+    """Log (alpha, r, block width) of every l2-ball release the samplers make."""
+    from ldpviz.bcdp import mechanisms
+
+    calls, real = [], mechanisms.l2_mechanism
+
+    def logged(V, alpha, r, rng):
+        calls.append((float(alpha), float(r), V.shape[1]))
+        return real(V, alpha, r, rng)
+
+    monkeypatch.setattr(mechanisms, "l2_mechanism", logged)
+    return calls
+
+
+def test_mechanism_1_sampler_spends_each_increment_once(monkeypatch, rng):
+    # The exact privacy tests check mean_mechanism_channel, a model of the channel: here the
+    # sampler itself must run block k on coordinates k..d with budget c_k - c_{k-1} (so that a
+    # user's release is c_d-LDP by composition), and BCDPMean and bcdp_ols spend c_d in all.
+    deltas, eps, q = np.array([0.3, 0.5, 2.0, 2.0]), 2.0, 0.1
+    c = budget_schedule(deltas, eps, q)
+    assert len(np.unique(c)) > 1  # several blocks run
+    X = rng.uniform(-1, 1, size=(500, 4))
+    calls = _record_l2_budgets(monkeypatch)
+    mean_mechanism(X, c, rng)
+    alphas = [a for a, _, _ in calls]
+    increments = np.diff(c, prepend=0.0)
+    assert alphas == pytest.approx(list(increments[increments > 0]))
+    assert sum(alphas) == pytest.approx(c[-1])
+    for (_, r, width), k in zip(calls, np.flatnonzero(increments > 0), strict=True):
+        assert width == 4 - k and r == pytest.approx(math.sqrt(4 - k))
+    calls.clear()
+    BCDPMean(deltas=deltas, epsilon=eps, q=q, random_state=0).fit(X)
+    assert sum(a for a, _, _ in calls) == pytest.approx(c[-1])
+    calls.clear()
+    Z, y = X[:, :3] / 2, X[:, 3] / 2
+    bcdp_ols(Z, y, eps, deltas, q, random_state=0)
+    assert sum(a for a, _, _ in calls) == pytest.approx(c[-1])  # two reports with c / 2
+
+
 # ----------------------------------------------------------------------------------------------
 # The Figure 3 setting: where BCDP wins and where it loses to the LDP baseline
 # ----------------------------------------------------------------------------------------------
