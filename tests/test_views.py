@@ -219,3 +219,18 @@ def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does
 def test_theory_views_are_cached_for_slider_revisits():
     # checking the arguments must not displace the cache (a revisit is instant)
     assert views.lambda_view(gamma=2.0) is views.lambda_view(gamma=2.0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # reps <= 0 returned all-NaN MSEs, 1.5 an unnamed TypeError, 'x' "invalid literal for int()"
+    ({"reps": 0}, "reps must be >= 1, got 0"),
+    ({"reps": -3}, "reps must be >= 1, got -3"),
+    ({"reps": 1.5}, "reps must be an integer, got 1.5"),
+    ({"data_seed": "x"}, "data_seed must be an integer, got 'x'"),
+    # reps = 10**9 ran 17 s into a MemoryError: refused at once with a reps that fits
+    ({"reps": 10**9}, r"comparison_view with reps=1000000000 would need .* use reps <= \d+"),
+    ({"n": 10**9}, r"comparison_view with n=1000000000 would need .* use n <= \d+"),
+])
+def test_comparison_view_checks_reps_and_its_size_first(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        views.comparison_view(**kwargs)

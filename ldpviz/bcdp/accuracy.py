@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._config import _largest_fitting, check_budget, get_config
+from .._config import _largest_fitting, check_budget, within_budget
 from .._rng import as_generator
 from .._validation import (
     check_int,
@@ -118,14 +118,13 @@ def _check_simulation_size(owner, n, d, reps, order=("reps",), drawn=None):
     drawn: the arrays against ``max_bytes``, the draws (the time) against
     ``max_report_entries``. The message names the first of ``order`` (among "n", "reps", "d")
     whose reduction alone would fit, and its largest value that does."""
-    config = get_config()
     value = {"n": n, "reps": reps, "d": d}
 
     def sizes(**change):
         return _simulation_sizes(**{**value, **change}, drawn=drawn)
 
     def fits(**change):
-        return all(size <= config[key] for key, size in sizes(**change).items())
+        return within_budget(sizes(**change))
 
     if fits():
         return
