@@ -280,6 +280,16 @@ def _largest_fitting(fits, high):
     return lo if lo >= 1 and fits(lo) else 0
 
 
+def _limit(key, n_report, config):
+    return report_entries_allowed(n_report, config) if key == "max_report_entries" else config[key]
+
+
+def within_budget(sizes, n_report=0):
+    """Whether every size ({budget key: estimated size}) fits the budget (see check_budget)."""
+    config = get_config()
+    return all(size <= _limit(key, n_report, config) for key, size in sizes.items())
+
+
 def check_budget(owner, param, value, sizes, fits=None, n_report=0):
     """Refuse when any of ``sizes`` ({budget key: estimated size}) exceeds the budget.
 
@@ -288,8 +298,7 @@ def check_budget(owner, param, value, sizes, fits=None, n_report=0):
     """
     config = get_config()
     for key, size in sizes.items():
-        limit = (report_entries_allowed(n_report, config) if key == "max_report_entries"
-                 else config[key])
+        limit = _limit(key, n_report, config)
         if size > limit:
             advice = f"use {param} <= {fits}" if fits else f"lower {param}"
             raise ValueError(f"{owner} with {param}={value} would need "
@@ -311,8 +320,6 @@ def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):
     With ``per_user`` every user's noise vector over all cells is drawn (``n x t^d x (m + 1)``
     report entries); otherwise only per-cell sums are drawn.
     """
-    config = get_config()
-
     def sizes(t_):
         cells = _pow(t_, d)
         draws = n * cells if per_user else n + cells
@@ -322,8 +329,7 @@ def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):
                 "max_report_entries": draws * (n_outputs + 1)}
 
     def fits(t_):
-        return all(size <= (report_entries_allowed(n, config) if key == "max_report_entries"
-                            else config[key]) for key, size in sizes(t_).items())
+        return within_budget(sizes(t_), n)
 
     if not fits(t):
         check_budget(f"{owner} on d={d} features", "t", t, sizes(t),

@@ -156,8 +156,8 @@ def as_float_array(data, name="X"):
             raise ValueError(f"{name} holds complex numbers: Complex data not supported.") \
                 from None
         where = f" at {'row, column' if len(index or ()) == 2 else 'index'} " \
-                f"{', '.join(map(str, index))}" if index is not None else ""
-        raise type(exc)(f"{name} must hold numbers, but the entry{where} is {value!r} "
+                f"{', '.join(map(str, index))}" if index else ""
+        raise type(exc)(f"{name} must hold numbers, but the entry{where} is {_plain(value)!r} "
                         f"({exc}).") from None
 
 

@@ -352,6 +352,24 @@ def test_closed_form_mse_matches_monte_carlo(kind, deltas, eps, q, weights):
     assert np.all(proj.mse <= mc.mse + 1e-15)
 
 
+def test_monte_carlo_mse_refuses_reps_beyond_the_budget():
+    # reps = 10**9 raised numpy's MemoryError (29.8 GiB); the refusal names a reps that fits
+    import re
+
+    import ldpviz
+
+    X = np.random.default_rng(0).uniform(-1, 1, (200, 4))
+    with pytest.raises(ValueError, match=r"monte_carlo_mse with reps=1000000000 .*max_bytes"):
+        monte_carlo_mse(np.ones(4), X, reps=10**9)
+    with ldpviz.config_context(max_report_entries=2_000_000):
+        with pytest.raises(ValueError, match=r"reps=10000 .* use reps <= (\d+)") as refused:
+            monte_carlo_mse(np.ones(4), X, reps=10_000)
+        fits = int(re.search(r"use reps <= (\d+)", str(refused.value)).group(1))
+        assert monte_carlo_mse(np.ones(4), X, reps=fits).mse.shape == (4,)
+        with pytest.raises(ValueError, match="reps"):
+            monte_carlo_mse(np.ones(4), X, reps=fits + 1)
+
+
 def test_mean_mechanism_reports_are_unbiased(rng):
     x = np.array([1.0, -1.0, 1.0, 1.0])
     c = budget_schedule(np.array([0.5, 0.5, 2.0, 2.0]), 2.0, 0.05)

@@ -85,3 +85,34 @@ def test_bcdp_and_objective_figures_draw_their_tables():
     assert np.allclose(fig.axes[1].get_lines()[0].get_ydata(), sweep["bcdp_sensitive"])
     fig = plots.plot_objective_vs_side(aligned_mask(2000, 5, 2), 2000, 1.0, s_values=[0, 2])
     assert len(fig.axes[0].get_lines()) == 4  # a curve and its integer points per s
+
+
+def test_objective_vs_side_refuses_a_q_max_beyond_the_budget():
+    # q_max = 1e9 raised MemoryError allocating 29.8 GiB of integer depths
+    W = aligned_mask(50, 4, 2)
+    with pytest.raises(ValueError,
+                       match=r"q_max=1000000000.0 would need .* use q_max <= 1.67e\+06"):
+        plots.plot_objective_vs_side(W, 100, 1.0, q_max=1e9)
+    with pytest.raises(ValueError, match=r"q_max must be in \(0.05, inf\]"):
+        plots.plot_objective_vs_side(W, 100, 1.0, q_max=0)
+    with pytest.raises(ValueError, match=r"s_values must be in \[0, 3\]"):
+        plots.plot_objective_vs_side(W, 100, 1.0, s_values=[4])
+
+
+_NAN_MASK = np.where(aligned_mask(50, 4, 2), 1.0, np.nan)
+
+
+@pytest.mark.parametrize("draw, kwargs, match", [
+    # each was silently drawn: W * 2 and NaN cast to True, an outline off the image, -5 users
+    (plots.plot_objective_vs_side, {"W": 2 * aligned_mask(50, 4, 2), "n": 100, "epsilon": 1.0},
+     "W must contain only 0 and 1"),
+    (plots.plot_objective_vs_side, {"W": _NAN_MASK, "n": 100, "epsilon": 1.0},
+     "W must contain only 0 and 1.*nan"),
+    (plots.plot_mask, {"W": _NAN_MASK}, "W must contain only 0 and 1.*nan"),
+    (plots.plot_mask, {"W": aligned_mask(50, 4, 2), "hist_axes": (9,)},
+     r"hist_axes has indices outside 0..3"),
+    (plots.plot_mask, {"W": aligned_mask(50, 4, 2), "n_users": -5}, "n_users must be >= 50"),
+])
+def test_mask_figures_refuse_bad_masks_by_name(draw, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        draw(**kwargs)

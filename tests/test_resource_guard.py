@@ -321,7 +321,8 @@ def test_generators_refuse_more_users_than_the_budget_and_name_a_size_that_fits(
 @pytest.mark.parametrize("param, value", [("n", 10**5), ("reps", 2000), ("d", 1000)])
 def test_bcdp_explorer_data_names_the_size_to_lower(param, value):
     # d = 10**9 raised numpy's MemoryError; reps = 10**9 would have run for hours
-    with ldpviz.config_context(max_bytes=5_000_000, max_report_entries=2_000_000):
+    # (draws are weighted: BCDP draws up to d(d+1)/2 entries per user and run, each ~5 units)
+    with ldpviz.config_context(max_bytes=5_000_000, max_report_entries=65_000_000):
         with pytest.raises(ValueError, match=rf"with {param}={value} would need.*"
                                              rf"use {param} <= (\d+)") as refused:
             bcdp_explorer_data(**{param: value})

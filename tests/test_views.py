@@ -219,3 +219,39 @@ def test_the_estimate_switch_shows_eq_9_exploding_where_the_stable_estimate_does
 def test_theory_views_are_cached_for_slider_revisits():
     # checking the arguments must not displace the cache (a revisit is instant)
     assert views.lambda_view(gamma=2.0) is views.lambda_view(gamma=2.0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # reps <= 0 returned all-NaN MSEs, 1.5 an unnamed TypeError, 'x' "invalid literal for int()"
+    ({"reps": 0}, "reps must be >= 1, got 0"),
+    ({"reps": -3}, "reps must be >= 1, got -3"),
+    ({"reps": 1.5}, "reps must be an integer, got 1.5"),
+    ({"data_seed": "x"}, "data_seed must be an integer, got 'x'"),
+    # reps = 10**9 ran 17 s into a MemoryError: refused at once with a reps that fits
+    ({"reps": 10**9}, r"comparison_view with reps=1000000000 would need .* use reps <= \d+"),
+    ({"n": 10**9}, r"comparison_view with n=1000000000 would need .* use n <= \d+"),
+])
+def test_comparison_view_checks_reps_and_its_size_first(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        views.comparison_view(**kwargs)
+
+
+@pytest.mark.parametrize("view, kwargs, match", [
+    # each used to run: all-NaN densities, an empty or wrong answer, or a numpy error
+    ("mechanism_view", {"y_bound": 0}, "y_bound must be a positive finite number, got 0"),
+    ("mechanism_view", {"y_bound": np.inf}, "y_bound must be a positive finite number"),
+    ("mechanism_view", {"labels": (np.nan,)}, "labels contains 1 NaN"),
+    ("mechanism_view", {"labels": ()}, "labels must hold at least one label"),
+    ("mechanism_view", {"labels": "ab"}, "labels must hold numbers, but the entry is 'ab'"),
+    ("mechanism_view", {"epsilon": 1e-300}, "epsilon=1e-300 is too small to simulate"),
+    ("mechanism_view", {"epsilon": np.inf}, "epsilon must be finite here"),
+    ("lambda_view", {"depth": -1}, r"depth must be in \[0, 62\], got -1"),
+    ("lambda_view", {"depth": 10**18}, r"depth must be in \[0, 62\]"),
+    ("surface_view", {"hold": 2}, r"hold must be in \[0, 1\], got 2"),
+    ("surface_view", {"hold": -1}, r"hold must be in \[0, 1\], got -1"),
+    ("surface_view", {"hold": "x"}, "hold must be a real number, got 'x'"),
+    ("partition_view", {"hold": (0.5,) * 4}, r"hold must be one number or 5 numbers in \[0, 1\]"),
+])
+def test_views_refuse_impossible_values_by_name(view, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        getattr(views, view)(**kwargs)

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._config import _largest_fitting, check_budget, within_budget
 from .._rng import as_generator
 from .._validation import (
     check_int,
@@ -90,9 +91,47 @@ def monte_carlo_mse(c, X, reps=100, project=False, weights="paper", random_state
     X = check_signed_box(X)
     c = check_schedule(c, X.shape[1])
     reps = check_int(reps, "reps", 2)
+    drawn = int(np.sum((X.shape[1] - np.arange(X.shape[1]))[_increments(c) > 0]))
+    _check_simulation_size("monte_carlo_mse", *X.shape, reps, drawn=lambda d: drawn)
     check_weights(weights)
     est = _simulate_means(X, c, reps, as_generator(random_state), weights)
     return _mse_from_runs(est, X.mean(axis=0), project)
+
+
+# One entry of the l2 mechanism's draws takes about 50 ns (measured), five of the budget's
+# report entries (about 10 ns each).
+_DRAW_COST = 5
+
+
+def _simulation_sizes(n, d, reps, drawn=None):
+    """Peak bytes (about 46 per entry of the runs vectorised at once, chunked as
+    :func:`_simulate_means` does; measured with tracemalloc) and the draws, weighted by their
+    cost. ``drawn(d)``: entries drawn per user and run (block k draws d - k); None: d."""
+    work = min(reps * n * d, max(_CHUNK_ENTRIES, n * d))
+    per_user = d if drawn is None else drawn(d)
+    return {"max_bytes": 46 * work + 9 * n * d + 24 * reps * d,
+            "max_report_entries": _DRAW_COST * reps * n * per_user}
+
+
+def _check_simulation_size(owner, n, d, reps, order=("reps",), drawn=None):
+    """Refuse ``reps`` runs on n users x d coordinates beyond the budget before anything is
+    drawn: the arrays against ``max_bytes``, the draws (the time) against
+    ``max_report_entries``. The message names the first of ``order`` (among "n", "reps", "d")
+    whose reduction alone would fit, and its largest value that does."""
+    value = {"n": n, "reps": reps, "d": d}
+
+    def sizes(**change):
+        return _simulation_sizes(**{**value, **change}, drawn=drawn)
+
+    def fits(**change):
+        return within_budget(sizes(**change))
+
+    if fits():
+        return
+    low = {"n": 1, "reps": 2, "d": 1}
+    best = {k: _largest_fitting(lambda v, k=k: fits(**{k: v}), value[k]) for k in order}
+    name = next((k for k in order if best[k] >= low[k]), order[0])
+    check_budget(owner, name, value[name], sizes(), fits=best[name])
 
 
 def _simulate_means(X, c, reps, rng, weights):

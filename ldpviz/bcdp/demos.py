@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from .._config import _largest_fitting, check_budget, check_rows, get_config
+from .._config import check_budget, check_rows, get_config
 from .._rng import as_generator
 from .._validation import (
     check_finite_epsilon,
@@ -18,7 +18,12 @@ from .._validation import (
     check_real,
     check_zeta,
 )
-from .accuracy import _CHUNK_ENTRIES, _mse_from_runs, _simulate_means, expected_mse_pm1
+from .accuracy import (
+    _check_simulation_size,
+    _mse_from_runs,
+    _simulate_means,
+    expected_mse_pm1,
+)
 from .exact import bcdp_deltas
 from .mechanisms import _increments, budget_schedule
 from .priors import sample_correlated_pm1
@@ -26,34 +31,14 @@ from .priors import sample_correlated_pm1
 _EXPLORER_DEFAULTS = {"n": 2000, "reps": 5, "d": 10}
 
 
-def _explorer_sizes(n, d, reps):
-    """Peak bytes (about 46 per entry of the runs vectorised at once, chunked as
-    :func:`ldpviz.bcdp.accuracy._simulate_means` does; measured with tracemalloc) and draws."""
-    work = min(reps * n * d, max(_CHUNK_ENTRIES, n * d))
-    return {"max_bytes": 46 * work + 9 * n * d + 24 * reps * d,
-            "max_report_entries": reps * n * d}
-
-
 def _check_explorer_size(n, d, reps):
-    """Refuse sizes beyond the budget before anything is drawn: the arrays against
-    ``max_bytes``, the draws (reps x n x d, the time) against ``max_report_entries``. The
-    message names the first of n, reps, d whose reduction alone would fit (the one furthest
-    above its default first: most likely the one just typed), and its largest value that does."""
-    config = get_config()
+    """Refuse sizes beyond the budget, naming n, reps or d: the one furthest above its default
+    first (most likely the one just typed). BCDP draws up to d(d+1)/2 entries per user and
+    run (one block per coordinate), the baseline d."""
     value = {"n": n, "reps": reps, "d": d}
-
-    def fits(**change):
-        sizes = _explorer_sizes(**{**value, **change})
-        return all(size <= config[key] for key, size in sizes.items())
-
-    if fits():
-        return
-    low = {"n": 1, "reps": 2, "d": 1}
     order = sorted(value, key=lambda k: -value[k] / _EXPLORER_DEFAULTS[k])
-    best = {k: _largest_fitting(lambda v, k=k: fits(**{k: v}), value[k]) for k in order}
-    name = next((k for k in order if best[k] >= low[k]), order[0])
-    check_budget("bcdp_explorer_data", name, value[name], _explorer_sizes(n, d, reps),
-                 fits=best[name])
+    _check_simulation_size("bcdp_explorer_data", n, d, reps, order,
+                           drawn=lambda d_: d_ * (d_ + 3) // 2)
 
 
 def bcdp_explorer_data(epsilon=2.0, delta=0.2, k=2, q=0.01, zeta=None, n=2000, d=10, reps=5,

@@ -8,6 +8,7 @@ Okabe-Ito palette and viridis, both readable with the common colour-vision defic
 from __future__ import annotations
 
 import functools
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,7 +16,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import theory
-from .._validation import check_choice
+from .._config import check_budget, get_config
+from .._validation import check_choice, check_feature_indices, check_int, check_real
+from ..masks import validate_mask
 from . import views
 
 # Okabe-Ito, with yellow last: it is hard to see as a line on white.
@@ -177,12 +180,14 @@ def plot_mask(W, hist_axes=(), ax=None, max_rows=200, title=None, n_users=None):
     ``W`` may be a strided sample of a sorted mask's rows; ``n_users`` then gives the full
     number of users for the axis.
     """
-    W = np.asarray(W, dtype=bool)
+    W = validate_mask(W)
+    hist_axes = check_feature_indices(hist_axes, W.shape[1], "hist_axes")
+    max_rows = check_int(max_rows, "max_rows", 1)
+    n_users = len(W) if n_users is None else check_int(n_users, "n_users", len(W))
     if ax is None:
         fig, (ax,) = _figure(width=3.2, height=4.2)
     else:
         fig = ax.figure
-    n_users = n_users or len(W)
     rows = np.unique(np.linspace(0, len(W) - 1, min(max_rows, len(W))).astype(int))
     ax.imshow(W[rows].astype(int), aspect="auto", interpolation="nearest",
               cmap=ListedColormap(["#f4f4f4", COLORS[0]]), vmin=0, vmax=1,
@@ -283,6 +288,27 @@ def plot_mechanisms(**view_kwargs):
     return fig
 
 
+#: Peak bytes per point of plot_objective_vs_side (about 40 measured with tracemalloc; drawing
+#: copies the points) and points per curve.
+_SIDE_POINT_BYTES = 64
+_SIDE_CURVE_POINTS = 200
+
+
+def _check_side_points(q_max, d, s_values):
+    """Refuse curves and integer depths (about q_max (d - s) per s) beyond max_bytes, naming
+    q_max, or s_values when even the smallest q_max would not fit."""
+    limit = get_config()["max_bytes"] / _SIDE_POINT_BYTES
+    curves, per_q = _SIDE_CURVE_POINTS * len(s_values), sum(d - s for s in s_values)
+    size = {"max_bytes": int(_SIDE_POINT_BYTES * (curves + q_max * per_q))}
+    fits = (limit - curves) / max(per_q, 1)
+    if fits > 0.05:
+        step = 10.0 ** (math.floor(math.log10(fits)) - 2)  # 3 significant digits, rounded down
+        check_budget("plot_objective_vs_side", "q_max", q_max, size,
+                     fits=f"{step * math.floor(fits / step):.3g}")
+    check_budget("plot_objective_vs_side", "len(s_values)", len(s_values), size,
+                 fits=int(limit // (_SIDE_CURVE_POINTS + q_max * d)))
+
+
 @_styled
 def plot_objective_vs_side(W, n, epsilon, s_values=None, q_max=1.6):
     """(15) against the cell side exponent q = p / (d - s), one curve and integer-p points per s.
@@ -290,9 +316,11 @@ def plot_objective_vs_side(W, n, epsilon, s_values=None, q_max=1.6):
     Shows why the search over integer depths can pick different s than the continuous
     optimum: each s sees its own grid q = 1/(d-s), 2/(d-s), ...
     """
-    W = np.asarray(W, dtype=bool)
+    W = validate_mask(W)
     d = W.shape[1]
-    s_values = range(d) if s_values is None else s_values
+    s_values = [check_int(s, "s_values", 0, d - 1) for s in (range(d) if s_values is None
+                                                              else s_values)]
+    _check_side_points(check_real(q_max, "q_max", low=0.05, low_open=True), d, s_values)
     fig, (ax,) = _figure(width=7.0, height=4.4)
     q = np.linspace(0.05, q_max, 200)
     for i, s in enumerate(s_values):

@@ -15,7 +15,16 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import bcdp, theory
-from .._validation import check_int, check_real
+from .._config import _largest_fitting, check_budget, within_budget
+from .._validation import (
+    as_float_array,
+    check_int,
+    check_real,
+    check_rho,
+    check_simulable,
+    check_target,
+    resolve_y_bound,
+)
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..estimators import HistOfTree
 from ..masks import aligned_mask, gamma_mask
@@ -26,6 +35,7 @@ from ..mechanisms import (
     rr_probabilities,
     split_budget,
 )
+from ..theory._objective import _LOG2_MAX_T
 
 D = 5
 GRID = 64  # points per axis of a 2-D slice: an edge at a multiple of 1/64 falls between points
@@ -90,7 +100,7 @@ def _check_slice_axes(x_axis, y_axis, d=D):
     check_int(y_axis, "y_axis", 0, d - 1)
 
 
-def _check_fit_args(n, s_star, data_seed, noise_seed, d=D):
+def _check_fit_args(n, s_star, data_seed, noise_seed=0, d=D):
     """A view's sizes and seeds, refused with the argument named before anything is built
     (``n`` may be a float, as a log slider gives it; it is truncated)."""
     check_real(n, "n", low=2)
@@ -99,9 +109,19 @@ def _check_fit_args(n, s_star, data_seed, noise_seed, d=D):
     check_int(noise_seed, "noise_seed", 0)
 
 
+def _check_hold(hold, d=D):
+    """The point a slice passes through, in the box [0, 1]^d: one value for all, or d."""
+    if np.ndim(hold) == 0:
+        return np.full(d, check_real(hold, "hold", low=0.0, high=1.0))
+    at = as_float_array(hold, "hold")
+    if at.shape != (d,) or not np.all((at >= 0) & (at <= 1)):  # NaN fails too
+        raise ValueError(f"hold must be one number or {d} numbers in [0, 1], got {hold!r}.")
+    return at
+
+
 def slice_grid(x_axis, y_axis, hold, size=GRID, d=D):
     """Points of the 2-D slice: ``x_axis`` and ``y_axis`` vary over [0, 1], the other features
-    are held at ``hold`` (one value for all, or a point of length d).
+    are held at ``hold`` (one value in [0, 1] for all, or a point of length d).
 
     Returns ``(u, v, points)`` with ``points`` of shape (size * size, d), row-major in v.
     """
@@ -109,7 +129,7 @@ def slice_grid(x_axis, y_axis, hold, size=GRID, d=D):
     if x_axis == y_axis:
         raise ValueError("x_axis and y_axis must be different features.")
     u = (np.arange(size) + 0.5) / size
-    points = np.tile(np.broadcast_to(np.asarray(hold, dtype=float), (d,)), (size * size, 1))
+    points = np.tile(_check_hold(hold, d), (size * size, 1))
     uu, vv = np.meshgrid(u, u)
     points[:, x_axis] = uu.ravel()
     points[:, y_axis] = vv.ravel()
@@ -253,6 +273,7 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     """
     _check_fit_args(n, s_star, data_seed, noise_seed)
     _check_slice_axes(x_axis, y_axis)
+    hold = _check_hold(hold)
     fit = _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed, mask,
                gamma, cell_estimate)
     model, X, W = fit.model, fit.X, fit.W
@@ -260,7 +281,7 @@ def partition_view(epsilon=4.0, s_star=2, depth=2, t=2, rho=0.5, n=10_000, x_axi
     if user is not None and mask == "gamma":
         index = user_of_group(W, user)
         chosen = None if index is None else _user_cells(fit, index, x_axis, y_axis)
-    at = chosen["point"] if chosen else np.full(D, float(hold))
+    at = chosen["point"] if chosen else hold
     u, v, grid = slice_grid(x_axis, y_axis, at)
     z = model.predict(grid).reshape(len(v), len(u))
     edge_x, edge_y, in_slice = _slice_edges(model.partition_, x_axis, y_axis, at)
@@ -298,6 +319,7 @@ def surface_view(epsilon=4.0, s_star=2, depth=2, t=2, n=10_000, x_axis=0, y_axis
     """
     _check_fit_args(n, s_star, data_seed, noise_seed)
     _check_slice_axes(x_axis, y_axis)
+    _check_hold(hold)
     fit = _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed, mask,
                gamma, cell_estimate)
     model = fit.model
@@ -338,6 +360,7 @@ def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
     k = 0..d features).
     """
     _check_theory_args(n, s, d)
+    check_int(depth, "depth", 0, _LOG2_MAX_T)  # the depths the theory searches (p_max)
     profile = _gamma_profile(int(n), int(d), float(gamma))
     W = gamma_mask(int(n), int(d), float(gamma))
     rows = np.unique(np.linspace(0, n - 1, MASK_ROWS_SHOWN).astype(int))
@@ -418,14 +441,23 @@ def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
     and the budget split ``epsilon_label``, ``epsilon_cells``.
     """
     k = check_int(k, "k", 1, MAX_CELLS_SHOWN)  # one probability per cell is returned
+    rho = check_rho(rho)
+    labels = check_target(labels, np.size(labels), "labels")
+    if not labels.size:
+        raise ValueError("labels must hold at least one label, got none.")
+    y_bound = resolve_y_bound(y_bound, labels)
+    if check_simulable(epsilon, (rho, 1.0 - rho), y_bound, rho) == np.inf:
+        raise ValueError("epsilon must be finite here: with no privacy the label is sent as "
+                         "is and has no density to draw, got inf.")
     eps_label, eps_cells = split_budget(epsilon, rho)
     scale = laplace_scale(eps_label, y_bound)
     reach = y_bound + 6 * scale
     grid = np.linspace(-reach, reach, 401)
+    labels = tuple(labels.tolist())
     density = {y0: np.exp(laplace_log_density(grid, y0, eps_label, y_bound)) for y0 in labels}
     p_true, p_other = grr_probabilities(k, eps_cells)
     return {
-        "grid": grid, "density": density, "scale": scale, "labels": tuple(labels),
+        "grid": grid, "density": density, "scale": scale, "labels": labels,
         "grr_probs": np.r_[p_true, np.full(k - 1, p_other)],
         "rr_keep": rr_probabilities(eps_cells)[0],
         "epsilon_label": eps_label, "epsilon_cells": eps_cells,
@@ -447,6 +479,29 @@ N_COMPARISON_SETTINGS = sum(int(np.prod([len(v) for v in g.values()])) for g in
 LABEL_LDP_NOTE = ("Label LDP twice: HistOfTree with every feature public (s = 0) and the "
                   "paper's LabelDT; CART on noisy labels makes end-cut splits, so LabelDT "
                   "can lose to semi-feature LDP while the same estimator with s = 0 does not.")
+
+
+#: One fit of the comparison takes about 0.8 us per user (measured), 80 of the budget's report
+#: entries (about 10 ns each); each replication keeps its sample (D + 1 floats a user) and test set.
+_COMPARISON_ENTRIES_PER_USER = 80
+
+
+def _comparison_sizes(n, reps):
+    return {"max_bytes": 8 * reps * ((D + 1) * n + D * N_TEST),
+            "max_report_entries": _COMPARISON_ENTRIES_PER_USER * N_COMPARISON_SETTINGS * reps * n}
+
+
+def _check_comparison_size(n, reps):
+    """Refuse ``reps`` replications of every method on ``n`` users beyond the budget, naming
+    reps and a value that fits, or n when not even one replication fits."""
+    if within_budget(_comparison_sizes(n, reps), n):
+        return
+    sizes = _comparison_sizes(n, reps)
+    best = _largest_fitting(lambda r: within_budget(_comparison_sizes(n, r), n), reps)
+    if best:
+        check_budget("comparison_view", "reps", reps, sizes, fits=best, n_report=n)
+    check_budget("comparison_view", "n", n, sizes, n_report=n, fits=_largest_fitting(
+        lambda m: within_budget(_comparison_sizes(m, reps), m), n))
 
 
 def _comparison_model(name, epsilon, s_star, params, seed):
@@ -475,6 +530,9 @@ def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
     with ``methods``, ``mse`` and ``se`` (arrays in that order) and ``best`` (the chosen
     parameters per method). Results are cached: do not modify them.
     """
+    _check_fit_args(n, s_star, data_seed)
+    reps = check_int(reps, "reps", 1)
+    _check_comparison_size(int(n), reps)
     samples = [_paper_data(int(n), int(data_seed) + r) for r in range(reps)]
     masks = {"aligned": aligned_mask(int(n), D, s_star), "public": np.zeros((int(n), D), bool),
              None: None}
