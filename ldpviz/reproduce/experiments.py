@@ -239,9 +239,11 @@ class Arm:
         the same noise stream (common random numbers). Each grid point is still a run of its
         method with fresh noise; only the runs of one replication are correlated, which makes
         the comparison of grid points more precise and the best over the grid less optimistic.
-        HistOfTree with ``("depth", "t")`` releases each user's label once per (replication,
-        rho) for the whole (depth, t) grid, as one deployment of the protocol would, and its
-        trees are then grown once and reused (:func:`ldpviz.partition.reuse_trees`).
+        HistOfTree with ``("depth", "t")`` draws each user's label noise once per
+        (replication, rho) for the whole (depth, t) grid: one deployment's release for every
+        t >= 2 (its trees are then grown once and reused, :func:`ldpviz.partition.reuse_trees`);
+        at t = 1 users whose cell is public spend all of epsilon on the label, so the same draw
+        is released at a smaller scale.
     """
 
     method: str

@@ -18,9 +18,11 @@ Figure 2 (Section 5.1) does not state its axes or grids; the choices here are:
 
 * every HistOfTree / AdHistOfTree point is tuned over Appendix C.1's full grid: (p, t) or
   (c, t_offset), and ``rho`` in {0.5, 0.7, 0.9}; the max-edge rule (Algorithm 1, the estimator
-  the theory is about). Within a replication, a HistOfTree arm releases each user's label once
-  per ``rho`` and uses that release for its whole (p, t) grid (AdHistOfTree: its (c, t_offset)
-  grid), as one deployment of the protocol would: ``Arm.shared_noise``. Every grid point is
+  the theory is about). Within a replication, a HistOfTree arm draws each user's label noise
+  once per ``rho`` and reuses the draw over its whole (p, t) grid (AdHistOfTree: its (c,
+  t_offset) grid): ``Arm.shared_noise``. The release is then one deployment's for every t >= 2;
+  at t = 1 a user whose cell is public spends all of epsilon on the label, so the same draw is
+  released at a smaller scale (a second deployment, as the protocol prescribes). Every grid point is
   still a run of the protocol with fresh noise; the runs of one replication are correlated,
   which makes the best over the grid less optimistic, not more, and lets the runner grow each
   public tree once and cut it at every depth (:func:`ldpviz.partition.reuse_trees`).
