@@ -255,3 +255,18 @@ def test_comparison_view_checks_reps_and_its_size_first(kwargs, match):
 def test_views_refuse_impossible_values_by_name(view, kwargs, match):
     with pytest.raises(ValueError, match=match):
         getattr(views, view)(**kwargs)
+
+
+def test_views_cache_small_samples_only(monkeypatch):
+    # Revisited settings are instant, but a cache of fits at any n could hold gigabytes: above
+    # CACHE_MAX_USERS every call is computed afresh and nothing is kept.
+    monkeypatch.setattr(views, "CACHE_MAX_USERS", 1500)
+    args = (4.0, 2, 2, 2, 0.5)
+    small = views._fit(*args, 1000, "max-edge", "grr", 0, 0)
+    assert views._fit(*args, 1000, "max-edge", "grr", 0, 0) is small
+    assert views.privacy_mask("aligned", 1000) is views.privacy_mask("aligned", 1000)
+    large = views._fit(*args, 2000, "max-edge", "grr", 0, 0)
+    again = views._fit(*args, 2000, "max-edge", "grr", 0, 0)
+    assert again is not large and again.mse == large.mse  # the same fit, recomputed
+    assert views.privacy_mask("aligned", 2000) is not views.privacy_mask("aligned", 2000)
+    assert views._paper_data(2000, 0) is not views._paper_data(2000, 0)

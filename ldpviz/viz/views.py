@@ -8,6 +8,7 @@ features private (the aligned case), unless a mask is given.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from functools import lru_cache
 from typing import NamedTuple
@@ -46,7 +47,32 @@ MAX_CELLS_SHOWN = 1_000_000  # mechanism_view's k: its GRR law is returned cell 
 EPSILON_GRID = np.exp2(np.linspace(-2, 6, 33))  # 0.25 .. 64 for bound-vs-epsilon curves
 
 
-@lru_cache(maxsize=16)
+#: Views on more users than this are computed afresh, not cached: caches of samples, masks and
+#: fits at any n could hold gigabytes (16 fits of 10 million users: about 8 GB).
+CACHE_MAX_USERS = 200_000
+
+
+def _cached_while_small(maxsize, n_position):
+    """``lru_cache(maxsize)`` for calls on at most CACHE_MAX_USERS users (the argument ``n``,
+    at ``n_position`` or by name); larger calls are computed afresh every time."""
+    def decorate(function):
+        cached = lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            n = kwargs["n"] if "n" in kwargs else args[n_position]
+            try:
+                small = bool(n <= CACHE_MAX_USERS)
+            except TypeError:  # not a number: the function itself refuses it by name
+                small = False
+            return (cached if small else function)(*args, **kwargs)
+
+        call.cache_clear = cached.cache_clear
+        return call
+    return decorate
+
+
+@_cached_while_small(maxsize=16, n_position=0)
 def _paper_data(n, seed):
     """Cached Section 5.1 sample and test set (read-only arrays)."""
     X, y = make_paper_regression(n, random_state=seed)
@@ -139,7 +165,7 @@ def slice_grid(x_axis, y_axis, hold, size=GRID, d=D):
 MASKS = ("aligned", "gamma")
 
 
-@lru_cache(maxsize=8)
+@_cached_while_small(maxsize=8, n_position=1)
 def privacy_mask(kind, n, s_star=2, gamma=1.0, d=D):
     """The mask W of a view (read-only): ``"aligned"`` (the first ``s_star`` features protected
     by everyone) or ``"gamma"`` (W_gamma of Section 5.1, every user protects their own)."""
@@ -161,7 +187,7 @@ class _Fit(NamedTuple):
     mse_nonprivate: float
 
 
-@lru_cache(maxsize=16)  # the slice, the axes and the chosen user change without a refit
+@_cached_while_small(maxsize=16, n_position=5)  # the slice, axes and user change: no refit
 def _fit(epsilon, s_star, depth, t, rho, n, rule, mechanism, data_seed, noise_seed,
          mask="aligned", gamma=1.0, cell_estimate="stable"):
     """One HistOfTree fit on the Section 5.1 sample and what every view needs from it.
