@@ -396,7 +396,8 @@ def _record_l2_budgets(monkeypatch):
 def test_mechanism_1_sampler_spends_each_increment_once(monkeypatch, rng):
     # The exact privacy tests check mean_mechanism_channel, a model of the channel: here the
     # sampler itself must run block k on coordinates k..d with budget c_k - c_{k-1} (so that a
-    # user's release is c_d-LDP by composition), and BCDPMean and bcdp_ols spend c_d in all.
+    # user's release is c_d-LDP by composition), the Monte Carlo runs use that sampler, and
+    # BCDPMean and bcdp_ols spend c_d in all.
     deltas, eps, q = np.array([0.3, 0.5, 2.0, 2.0]), 2.0, 0.1
     c = budget_schedule(deltas, eps, q)
     assert len(np.unique(c)) > 1  # several blocks run
@@ -409,6 +410,9 @@ def test_mechanism_1_sampler_spends_each_increment_once(monkeypatch, rng):
     assert sum(alphas) == pytest.approx(c[-1])
     for (_, r, width), k in zip(calls, np.flatnonzero(increments > 0), strict=True):
         assert width == 4 - k and r == pytest.approx(math.sqrt(4 - k))
+    calls.clear()
+    monte_carlo_mse(c, X, reps=3, random_state=0)  # the runs share the sampler: one chunk here
+    assert [a for a, _, _ in calls] == alphas
     calls.clear()
     BCDPMean(deltas=deltas, epsilon=eps, q=q, random_state=0).fit(X)
     assert sum(a for a, _, _ in calls) == pytest.approx(c[-1])

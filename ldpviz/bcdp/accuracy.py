@@ -15,7 +15,13 @@ from .._validation import (
     check_signed_box,
     check_weights,
 )
-from .mechanisms import _block_weights, _increments, _normalise, _second_moment, l2_mechanism
+from .mechanisms import (
+    _block_sums,
+    _block_weights,
+    _increments,
+    _normalise,
+    _second_moment,
+)
 
 # Cap on the entries of the (reps * n, d') work arrays of the Monte Carlo: bounded memory.
 _CHUNK_ENTRIES = 1 << 22
@@ -141,17 +147,14 @@ def _simulate_means(X, c, reps, rng, weights):
     work arrays below ``_CHUNK_ENTRIES`` entries.
     """
     n, d = X.shape
-    inc = _increments(c)
-    w = _block_weights(c, weights)
     totals = np.zeros((reps, d))
     chunk = max(1, _CHUNK_ENTRIES // (n * d))
     for start in range(0, reps, chunk):
         m = min(chunk, reps - start)
-        for k in np.flatnonzero(inc > 0):
-            V = np.tile(X[:, k:], (m, 1))
-            Y = l2_mechanism(V, inc[k], np.sqrt(d - k), rng)
-            totals[start:start + m, k:] += w[k] * Y.reshape(m, n, d - k).mean(axis=1)
-    return _normalise(totals, np.cumsum(w))
+        runs, weight_sums = _block_sums(np.tile(X, (m, 1)), c, rng, weights, m,
+                                        lambda Y, m=m: Y.reshape(m, n, -1).mean(axis=1))
+        totals[start:start + m] = runs
+    return _normalise(totals, weight_sums)
 
 
 def _mse_from_runs(est, xbar, project):

@@ -231,13 +231,24 @@ def mean_mechanism(X, c, rng, weights="paper"):
     n, d = X.shape
     c = check_schedule(c, d)
     check_weights(weights)
-    rng = as_generator(rng)
+    total, weight_sums = _block_sums(X, c, as_generator(rng), weights, n)
+    return _normalise(total, weight_sums)
+
+
+def _block_sums(X, c, rng, weights, rows, reduce=None):
+    """Mechanism 1's blocks before normalisation: ``sum_k w_k Y^k`` (block k, budget
+    ``c_k - c_{k-1}``, on coordinates k..d) with each block's reports (len(X), d - k) passed
+    through ``reduce`` to ``rows`` rows (None: kept per user), and the cumulative weights.
+    The sampler of :func:`mean_mechanism` and of the Monte Carlo runs
+    (:func:`ldpviz.bcdp.monte_carlo_mse`)."""
+    d = X.shape[1]
     inc = _increments(c)
     w = _block_weights(c, weights)
-    out = np.zeros((n, d))
+    total = np.zeros((rows, d))
     for k in np.flatnonzero(inc > 0):
-        out[:, k:] += w[k] * l2_mechanism(X[:, k:], inc[k], np.sqrt(d - k), rng)
-    return _normalise(out, np.cumsum(w))
+        Y = l2_mechanism(X[:, k:], inc[k], np.sqrt(d - k), rng)
+        total[:, k:] += w[k] * (Y if reduce is None else reduce(Y))
+    return total, np.cumsum(w)
 
 
 def _normalise(total, weight_sums):
