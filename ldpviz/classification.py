@@ -241,12 +241,12 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         W : (n, d) 0/1 privacy mask (1 = protected) or None (``private_features`` / ``s``).
         """
         self._check_protocol_params()
-        check_int(self.t, "t", 1)
-        check_int(self.depth, "depth", 0)
+        t = check_int(self.t, "t", 1)
+        depth = check_int(self.depth, "depth", 0)
         X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
         s = self._choose_s(W)
-        self._check_budget(W, s, self.t, self.depth, n_outputs=len(self.classes_))
-        self._run_protocol(X, codes, W, rng, s, self.t, self.depth)
+        self._check_budget(W, s, t, depth, n_outputs=len(self.classes_))
+        self._run_protocol(X, codes, W, rng, s, t, depth)
         return self
 
     def _release_labels(self, codes, epsilons, rng):

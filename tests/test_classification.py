@@ -367,3 +367,15 @@ def test_the_stable_estimate_does_not_lower_accuracy(epsilon, t, depth, sparse):
     assert np.mean(diff) > -3 * se - 0.01
     if sparse:
         assert np.mean(diff) > 0.05
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32])
+def test_numpy_integer_parameters_fit_as_the_python_ints(dtype):
+    """A small numpy depth is checked and used as a Python int (int8 overflowed before)."""
+    X, y = make_two_class(300, 0)
+    W = gamma_mask(300, X.shape[1], 1.0)
+    for params in ({"depth": 2}, {"min_samples_leaf": 1}):
+        plain = HistOfTreeClassifier(s=1, classes=[0, 1], random_state=0, **params).fit(X, y, W)
+        small = HistOfTreeClassifier(s=1, classes=[0, 1], random_state=0,
+                                     **{k: dtype(v) for k, v in params.items()}).fit(X, y, W)
+        np.testing.assert_array_equal(small.cell_proba_, plain.cell_proba_)
