@@ -79,6 +79,14 @@ def check_int(value, name, low=0, high=None):
     return int(value)
 
 
+def check_bool(value, name):
+    """Return value as a Python bool: only True and False (Python or numpy) are accepted, not
+    strings such as "no", None or numbers, which would be read by their truthiness."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
 def check_choice(value, name, choices):
     """Return ``value`` if it is one of ``choices``."""
     try:

@@ -13,6 +13,7 @@ from .._base import SemiFeatureRegressor
 from .._config import check_partition_budget
 from .._validation import (
     PrivacyWarning,
+    check_bool,
     check_choice,
     check_int,
     check_rho,
@@ -150,6 +151,7 @@ class LPDT(SemiFeatureRegressor):
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", LPDT_FALLBACKS)
         check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
+        check_bool(self.public_in_estimate, "public_in_estimate")
 
     def _grow(self, X, y, W, M):
         """The max-edge tree on the public rows (their labels are public, clipped to [-M, M]).

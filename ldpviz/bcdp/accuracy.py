@@ -9,6 +9,7 @@ import numpy as np
 
 from .._rng import as_generator
 from .._validation import (
+    check_bool,
     check_int,
     check_schedule,
     check_signed_box,
@@ -90,6 +91,7 @@ def monte_carlo_mse(c, X, reps=100, project=False, weights="paper", random_state
     X = check_signed_box(X)
     c = check_schedule(c, X.shape[1])
     reps = check_int(reps, "reps", 2)
+    check_bool(project, "project")
     check_weights(weights)
     est = _simulate_means(X, c, reps, as_generator(random_state), weights)
     return _mse_from_runs(est, X.mean(axis=0), project)
