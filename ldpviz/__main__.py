@@ -359,7 +359,10 @@ def _grids(options):
 def _bounds(args):
     from .reproduce.whatif_data import read_bounds
 
-    bounds = dict(read_bounds(args.feature_bounds)) if args.feature_bounds else {}
+    try:
+        bounds = dict(read_bounds(args.feature_bounds)) if args.feature_bounds else {}
+    except (OSError, ValueError) as exc:  # not found, not UTF-8, not column,lo,hi
+        raise InputError(f"--feature-bounds: {exc}") from None
     for column, lo, hi in args.x_range or []:
         bounds[column] = (lo, hi)
     return bounds

@@ -236,6 +236,21 @@ def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     assert "income: 0, 1; age: 18, 80" in page  # the command line's range wins over the file
 
 
+def test_realdata_reads_csv_files_with_a_byte_order_mark(tmp_path, capsys):
+    """Excel's "CSV UTF-8" starts with a byte-order mark: --private named the first column
+    but found only '\\ufeffincome'."""
+    path = _user_csv(tmp_path)
+    path.write_text(path.read_text(), encoding="utf-8-sig")
+    (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\n", encoding="utf-8-sig")
+    code = main(["realdata", str(path), "--target", "cost", "--private", "income",
+                 "--categorical", "onehot", "--feature-bounds", str(tmp_path / "bounds.csv"),
+                 "--y-range", "0", "4", "--epsilon", "2", "--reps", "2", "--out",
+                 str(tmp_path / "o"), "--no-progress", "--methods", "pardt", *TINY])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "1 column(s) scaled with public bounds" in captured.out
+
+
 @pytest.mark.slow
 def test_realdata_on_200000_rows(tmp_path):
     path, _ = _table_csv(tmp_path, 200_000, 10)
@@ -401,6 +416,9 @@ BAD = [
     ("bounds file header", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--feature-bounds", f["bounds header"], "--out", o],
      "column,lo,hi"),
+    ("bounds file binary", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                         "--feature-bounds", f["binary"], "--out", o],
+     "--feature-bounds: feature bounds file binary.csv is not a UTF-8 text file"),
     ("grid syntax", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
                                   "hot.depth", "--out", o], "--grid"),
     ("grid unknown method", lambda f, o: ["realdata", f["good"], "--target", "cost",

@@ -150,9 +150,16 @@ def test_bounds_file_and_upload_helpers(tmp_path):
     (tmp_path / "c.csv").write_text("name,low,high\nage,0,120\n")
     with pytest.raises(ValueError, match="column,lo,hi"):
         whatif_data.read_bounds(tmp_path / "c.csv")
+    (tmp_path / "excel.csv").write_text("column,lo,hi\nage,0,120\n", encoding="utf-8-sig")
+    assert whatif_data.read_bounds(tmp_path / "excel.csv") == {"age": ("0", "120")}
+    (tmp_path / "binary.csv").write_bytes(bytes(range(128, 256)))
+    with pytest.raises(ValueError, match=r"^feature bounds file binary\.csv is not a UTF-8"):
+        whatif_data.read_bounds(tmp_path / "binary.csv")
     upload = ({"name": "../../evil.csv", "content": memoryview(b"a,b\n1,2\n")},)
     path = whatif_data.save_upload(upload, tmp_path)
     assert path == tmp_path / "evil.csv" and whatif_data.csv_columns(path) == ["a", "b"]
+    upload = ({"name": "excel.csv", "content": b"\xef\xbb\xbfa,b\n1,2\n"},)
+    assert whatif_data.csv_columns(whatif_data.save_upload(upload, tmp_path)) == ["a", "b"]
     with pytest.raises(ValueError, match="no file"):
         whatif_data.save_upload((), tmp_path)
 
