@@ -273,6 +273,20 @@ def test_label_set_is_a_public_choice(data):
         HistClassifier(epsilon=1, classes=[1]).fit(X, np.ones(len(X), dtype=int))
 
 
+@pytest.mark.parametrize("cls", [HistClassifier, HistOfTreeClassifier])
+@pytest.mark.parametrize(("classes", "match"), [
+    ([None, 1, 2], r"^classes contains missing values \(None or NaN\)"),  # was "'<' not
+    ([np.nan, 1, 2], r"^classes contains NaN"),                        # supported"
+    ([{}, {1: 2}], r"^classes must hold numbers or strings"),
+    ([], r"^classes must list at least two classes, got 0: \[\]"),  # was "got 1 class: []"
+    ([1], r"^classes must list at least two classes, got 1: \[1\]"),
+])
+def test_a_bad_label_set_is_refused_naming_classes(cls, classes, match):
+    X, y = make_two_class(60, 0)
+    with pytest.raises(ValueError, match=match):
+        cls(classes=classes, **({"s": 1} if cls is HistOfTreeClassifier else {})).fit(X, y)
+
+
 # ---------------------------------------------------------------------------------------------
 # Input checks and scikit-learn conventions
 # ---------------------------------------------------------------------------------------------
