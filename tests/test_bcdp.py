@@ -606,6 +606,8 @@ X4 = np.ones((5, 4))
     (lambda: budget_schedule([1.0, 0.2], 1.0, 0.1), "deltas"),
     (lambda: budget_schedule([-0.2, 1.0], 1.0, 0.1), "deltas"),
     (lambda: budget_schedule([], 1.0, 0.1), "deltas"),
+    (lambda: budget_schedule(["0.2", "1.0"], 1.0, 0.1), "deltas"),  # was parsed
+    (lambda: mean_mechanism(X4, ["0.5", "0.5", "1", "1"], 0), "c"),  # was parsed
     (lambda: BCDPMean(1.0, [0.2, 1.0], 0.1).fit(X4), "deltas"),
     (lambda: BCDPMean(1.0, None, 0.1).fit(X4), "deltas"),
     (lambda: BCDPMean(-1.0, [0.2] * 4, 0.1).fit(X4), "epsilon"),

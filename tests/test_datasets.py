@@ -401,6 +401,10 @@ def test_scale_to_box_refuses_what_it_cannot_place():
         scale_to_box(np.array([[np.nan, 1.0]]), 0, 1)
     with pytest.raises(ValueError, match=r"upper must be one number or one per feature \(2\)"):
         scale_to_box(X, 0, [1, 2, 3])
+    for lower, upper in (("0", "10"), ([0, "0"], 80), (0, [True, 80])):  # parsed before
+        with pytest.raises(ValueError, match=r"(lower|upper) must be one number or one per "
+                                             r"feature, got "):
+            scale_to_box(X, lower, upper)
     frame = pd.DataFrame(X, columns=["income", "age"])
     with pytest.raises(ValueError, match="feature 'age' has lower 3 and upper 2"):
         scale_to_box(frame, [0, 3], [1, 2])
