@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -30,6 +31,8 @@ from pathlib import Path
 from ._validation import PrivacyWarning
 
 EXIT_INPUT, EXIT_INTERRUPT, EXIT_INTERNAL = 2, 130, 1
+#: A negative number as argparse should see it: -2, -2.5, -.5, -1e3, -2.5E-3.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
 class InputError(Exception):
@@ -37,7 +40,13 @@ class InputError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (usage is one ``--help`` away)."""
+    """argparse with one-line errors (usage is one ``--help`` away), reading "-1e3" and "-.5"
+    as negative numbers (argparse's own pattern takes only plain decimals such as "-2.5", so
+    ``--y-range -1e3 10`` ended in "expected 2 arguments")."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message):
         print(f"ldpviz: error: {_one_line(message)} (see '{self.prog} --help')",

@@ -12,7 +12,7 @@ from _shared_data import SHARED, needs_shared
 from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 
 from ldpviz import datasets
-from ldpviz.__main__ import main
+from ldpviz.__main__ import _parser, main
 from ldpviz.reproduce import paper
 from ldpviz.reproduce.whatif import METHODS
 
@@ -107,6 +107,16 @@ def test_reproduce_table1_under_every_label_range_policy(tmp_path, capsys, monke
     assert set(summary["label_range"]) == {"declared", "independent", "private"}
     assert set(summary.loc[summary["role"] == "label", "method"]) == {"HistOfTree s=0",
                                                                       "LabelDT"}
+
+
+@pytest.mark.parametrize(("text", "value"), [("-1e3", -1000.0), ("-.5e1", -5.0), ("-1E+3", -1000.0),
+                                             ("-2.5e-1", -0.25), ("-.5", -0.5), ("-3", -3.0)])
+def test_negative_numbers_in_scientific_notation_are_numbers(text, value):
+    """argparse took "-1e3" for an option: "argument --y-range: expected 2 arguments"."""
+    args = _parser().parse_args(["realdata", "t.csv", "--target", "y", "--y-range", text, "10",
+                                 "--x-range", "a", text, "1"])
+    assert args.y_range == [value, 10.0]
+    assert args.x_range == [["a", text, "1"]]
 
 
 # ----------------------------------------------------------------------------------------------
