@@ -417,6 +417,21 @@ BAD = [
     ("x-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                        "age", "80", "18", "--categorical", "onehot",
                                        "--out", o], "lo < hi"),
+    ("x-range twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
+                                    "age", "0", "1", "--x-range", "age", "0", "2",
+                                    "--categorical", "onehot", "--out", o],
+     "--x-range gives bounds for 'age' twice"),  # the last one won silently
+    ("grid key twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
+                                     "hot.t=2", "--grid", "hot.t=3", "--out", o],
+     "--grid gives hot.t twice"),  # only t=3 ran
+    ("epsilon value twice", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                          "--epsilon", "1", "1", "--out", o],
+     "--epsilon gives 1 twice"),  # de-duplicated silently
+    ("epsilon option twice", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                           "--epsilon", "1", "--epsilon", "2", "--out", o],
+     "argument --epsilon: given twice"),  # only 2 ran
+    ("methods twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--methods",
+                                    "pardt", "pardt", "--out", o], "--methods gives pardt twice"),
     ("x-range text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                    "age", "low", "80", "--categorical", "onehot", "--out", o],
      "two numbers"),

@@ -209,6 +209,7 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"epsilons": (np.inf,)}, "at most 1000"),
     ({"epsilons": (np.nan,)}, "epsilons must be > 0"),
     ({"epsilons": ()}, "at least one value"),
+    ({"epsilons": (1, 2, 1.0)}, "epsilons lists 1 twice"),  # was de-duplicated silently
     ({"epsilons": np.linspace(0.1, 10, 100_000)}, "at most 50"),  # was an O(n^2) hang
     ({"reps": 0}, "reps"), ({"seed": -1}, "seed"), ({"test_size": 1.0}, "test_size"),
     ({"methods": ["hot"]}, "unknown keys"),

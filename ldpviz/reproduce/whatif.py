@@ -169,6 +169,8 @@ def _check_epsilons(epsilons):
         if not e <= MAX_EPSILON:
             raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
                              f"non-private tree DT is the no-privacy reference), got {e!r}.")
+        if e in out:  # not dropped silently
+            raise ValueError(f"epsilons lists {e:g} twice; give each budget once.")
         out.add(e)
     return sorted(out)
 
