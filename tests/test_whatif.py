@@ -249,7 +249,10 @@ def test_bad_data_is_refused():
     X = np.random.default_rng(0).random((40, 3))
     for bad_X, bad_y, match in ((X * 2, np.ones(40), "outside the public feature box"),
                                 (X, np.r_[np.ones(39), np.inf], "NaN or infinite"),
-                                (X, np.ones(39), "one value per row")):
+                                (X, np.ones(39), "one value per row"),
+                                # squares overflowed: "attempt to get argmin of an empty sequence"
+                                (X, np.linspace(0, 1e160, 40), r"^y has values too large"),
+                                (X, -np.full(40, 1e100), r"^y has values too large")):
         with pytest.raises(ValueError, match=match):
             whatif(bad_X, bad_y, private=[0], y_range=(0, 2), reps=2, grids=TINY)
 
