@@ -312,7 +312,7 @@ def check_rows(owner, n, bytes_per_row, param="n", d=None, bytes_per_entry=0):
     per_row = bytes_per_row + bytes_per_entry * (d or 0)
     size, fits = n * per_row, max_bytes // per_row
     shown, advice = n, None
-    fits_d = (max_bytes // n - bytes_per_row) // bytes_per_entry if d is not None else 0
+    fits_d = (max_bytes // n - bytes_per_row) // bytes_per_entry if d and bytes_per_entry else 0
     if size > max_bytes and fits_d >= 1:
         options = [f"{param} <= {fits}"] if fits else []
         options.insert(0 if d > n else len(options), f"d <= {fits_d} (with {param}={n})")
