@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -30,6 +31,8 @@ from pathlib import Path
 from ._validation import PrivacyWarning
 
 EXIT_INPUT, EXIT_INTERRUPT, EXIT_INTERNAL = 2, 130, 1
+#: A negative number as argparse should see it: -2, -2.5, -.5, -1e3, -2.5E-3.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
 class InputError(Exception):
@@ -37,12 +40,37 @@ class InputError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (usage is one ``--help`` away)."""
+    """argparse with one-line errors (usage is one ``--help`` away), reading "-1e3" and "-.5"
+    as negative numbers (argparse's own pattern takes only plain decimals such as "-2.5", so
+    ``--y-range -1e3 10`` ended in "expected 2 arguments")."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
+        self.register("action", None, _StoreOnce)  # the default action, "store"
+        self.register("action", "store", _StoreOnce)
+        self._given = set()
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._given = set()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
         print(f"ldpviz: error: {_one_line(message)} (see '{self.prog} --help')",
               file=sys.stderr)
         raise SystemExit(EXIT_INPUT)
+
+
+class _StoreOnce(argparse.Action):
+    """argparse's "store", refusing an option given twice (argparse keeps the last silently:
+    ``--epsilon 1 --epsilon 2`` ran epsilon 2 only). Repeatable options use "append"."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if self.dest in parser._given:
+            parser.error(f"argument {option_string or self.dest}: given twice; give it once "
+                         "(with all its values)")
+        parser._given.add(self.dest)
+        setattr(namespace, self.dest, values)
 
 
 def _one_line(text):
@@ -241,6 +269,15 @@ def _check_out(out):
                          f"{exc.strerror or exc}.") from None
 
 
+def _check_once(option, items, advice):
+    """Refuse an option that gives the same item twice (one would silently win or vanish)."""
+    seen = set()
+    for key, shown in items:
+        if key in seen:
+            raise InputError(f"{option} gives {shown} twice; {advice}.")
+        seen.add(key)
+
+
 def _run_options(args):
     return {"reps": args.reps, "seed": args.seed, "n_jobs": args.n_jobs,
             "progress": not args.no_progress,
@@ -349,9 +386,11 @@ def _report(args, argv):
 def _grids(options):
     from .reproduce.grids import parse_grid_option
 
+    parsed = [parse_grid_option(text) for text in options or []]
+    _check_once("--grid", [((key, param), f"{key}.{param}") for key, param, _ in parsed],
+                "list all its values in one --grid, e.g. hot.depth=1,2,4")
     grids = {}
-    for text in options or []:
-        key, param, values = parse_grid_option(text)
+    for key, param, values in parsed:
         grids.setdefault(key, {})[param] = values
     return grids
 
@@ -359,8 +398,14 @@ def _grids(options):
 def _bounds(args):
     from .reproduce.whatif_data import read_bounds
 
-    bounds = dict(read_bounds(args.feature_bounds)) if args.feature_bounds else {}
-    for column, lo, hi in args.x_range or []:
+    try:
+        bounds = dict(read_bounds(args.feature_bounds)) if args.feature_bounds else {}
+    except (OSError, ValueError) as exc:  # not found, not UTF-8, not column,lo,hi
+        raise InputError(f"--feature-bounds: {exc}") from None
+    x_range = args.x_range or []
+    _check_once("--x-range", [(column, f"bounds for {column!r}") for column, _, _ in x_range],
+                "give each column's bounds once")
+    for column, lo, hi in x_range:  # they replace the file's
         bounds[column] = (lo, hi)
     return bounds
 
@@ -370,6 +415,8 @@ def _realdata(args, argv):
     from .reproduce.whatif import whatif
 
     grids = _grids(args.grid)
+    _check_once("--epsilon", [(e, f"{e:g}") for e in args.epsilon], "give each budget once")
+    _check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
     if args.label_range in ("declared", "independent") and args.y_range is None:
         raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
                          "of that public source.")

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._rng import as_generator
 from ._validation import (
+    check_bool,
     check_epsilon,
     check_feature_indices,
     check_features,
@@ -62,8 +63,13 @@ class SemiFeatureEstimator(BaseEstimator):
         return (rho, 1.0 - rho), rho
 
     def _prepare_fit(self, X, y, W=None, needs_mask=True):
-        """Checked (X, y, W, M, rng). ``W`` is None when ``needs_mask`` is False and none given."""
+        """Checked (X, y, W, M, rng). ``W`` is None when ``needs_mask`` is False and none given.
+
+        Also checks ``clip`` (True or False) for the estimators that have it.
+        """
         check_epsilon(self.epsilon)
+        if hasattr(self, "clip"):
+            check_bool(self.clip, "clip")
         X, y, W = self._check_data(X, y, W, needs_mask)
         M = resolve_y_bound(self.y_bound, y)
         shares, label_share = self._budget_shares(X.shape[1])

@@ -290,28 +290,43 @@ def within_budget(sizes, n_report=0):
     return all(size <= _limit(key, n_report, config) for key, size in sizes.items())
 
 
-def check_budget(owner, param, value, sizes, fits=None, n_report=0):
+def check_budget(owner, param, value, sizes, fits=None, n_report=0, advice=None):
     """Refuse when any of ``sizes`` ({budget key: estimated size}) exceeds the budget.
 
     ``fits`` (optional) is the largest value of ``param`` that fits, named in the message;
-    ``n_report`` is the number of users the report entries are spread over.
+    ``n_report`` is the number of users the report entries are spread over; ``advice``
+    (optional) replaces the message's "use {param} <= {fits}".
     """
     config = get_config()
     for key, size in sizes.items():
         limit = _limit(key, n_report, config)
         if size > limit:
-            advice = f"use {param} <= {fits}" if fits else f"lower {param}"
+            if advice is None:
+                advice = f"use {param} <= {fits}" if fits else f"lower {param}"
             raise ValueError(f"{owner} with {param}={value} would need "
                              f"{_describe(key, size, limit)}; {advice}, or raise the budget "
                              f"with ldpviz.set_config({key}=...).")
 
 
-def check_rows(owner, n, bytes_per_row, param="n"):
+def check_rows(owner, n, bytes_per_row, param="n", d=None, bytes_per_entry=0):
     """Refuse to build ``n`` rows of about ``bytes_per_row`` bytes each (outputs and
     temporaries) beyond the ``max_bytes`` budget, before anything is allocated: a data or mask
-    generator asked for a billion users would otherwise fill the machine's memory."""
-    check_budget(owner, param, n, {"max_bytes": n * bytes_per_row},
-                 fits=get_config()["max_bytes"] // bytes_per_row)
+    generator asked for a billion users would otherwise fill the machine's memory.
+
+    An n x d output (``d`` given) takes ``bytes_per_entry`` more bytes per row and column; the
+    message then also names the largest ``d`` that fits with these ``n`` rows, first when d is
+    the larger of the two (a billion columns, not ten rows, is the likely mistake).
+    """
+    max_bytes = get_config()["max_bytes"]
+    per_row = bytes_per_row + bytes_per_entry * (d or 0)
+    size, fits = n * per_row, max_bytes // per_row
+    shown, advice = n, None
+    fits_d = (max_bytes // n - bytes_per_row) // bytes_per_entry if d and bytes_per_entry else 0
+    if size > max_bytes and fits_d >= 1:
+        options = [f"{param} <= {fits}"] if fits else []
+        options.insert(0 if d > n else len(options), f"d <= {fits_d} (with {param}={n})")
+        shown, advice = f"{n} and d={d}", "use " + " or ".join(options)
+    check_budget(owner, param, shown, {"max_bytes": size}, fits=fits, advice=advice)
 
 
 def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):

@@ -79,6 +79,14 @@ def check_int(value, name, low=0, high=None):
     return int(value)
 
 
+def check_bool(value, name):
+    """Return value as a Python bool: only True and False (Python or numpy) are accepted, not
+    strings such as "no", None or numbers, which would be read by their truthiness."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
 def check_choice(value, name, choices):
     """Return ``value`` if it is one of ``choices``."""
     try:
@@ -159,6 +167,24 @@ def as_float_array(data, name="X"):
                 f"{', '.join(map(str, index))}" if index else ""
         raise type(exc)(f"{name} must hold numbers, but the entry{where} is {_plain(value)!r} "
                         f"({exc}).") from None
+
+
+def as_real_array(value, name, what="a number or an array of numbers"):
+    """``value`` as a float array of the numbers given: strings ("1") and booleans are refused
+    (ValueError naming ``name``), not parsed or read as 0 and 1 as ``np.asarray(value, float)``
+    would."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nesting
+        arr = np.asarray(None)
+    if arr.dtype.kind == "O" or isinstance(value, (list, tuple)):  # [True, 2] gives ints
+        ok = all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                 for v in np.asarray(value, dtype=object).ravel())
+    else:
+        ok = arr.dtype.kind in "iuf"
+    if not ok:
+        raise ValueError(f"{name} must be {what}, got {value!r}.")
+    return arr.astype(float)
 
 
 def _nonfinite_summary(arr, columns=None):
@@ -376,14 +402,12 @@ def check_zeta(zeta, q, name="zeta"):
 def check_deltas(deltas, n_features=None, name="deltas"):
     """Per-coordinate BCDP demands: 1-D, >= 0 (inf allowed), non-decreasing. A single number
     is the same demand for each of ``n_features`` coordinates."""
-    try:
-        arr = np.asarray(deltas, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is not None and arr.ndim == 0 and n_features is not None:
+    what = "a non-empty 1-D array of budgets"
+    arr = as_real_array(deltas, name, what)
+    if arr.ndim == 0 and n_features is not None:
         arr = np.full(n_features, float(arr))
-    if arr is None or arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of budgets, got {deltas!r}.")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be {what}, got {deltas!r}.")
     if n_features is not None and arr.size != n_features:
         raise ValueError(f"{name} has {arr.size} entries but the data have {n_features} "
                          "coordinates; give one delta per coordinate.")
@@ -397,7 +421,7 @@ def check_deltas(deltas, n_features=None, name="deltas"):
 
 def check_schedule(c, n_features=None, name="c"):
     """Cumulative budgets c_1 <= ... <= c_d of Mechanism 1, finite and >= 0."""
-    arr = np.asarray(c, dtype=float)
+    arr = as_real_array(c, name, "a non-empty 1-D array of cumulative budgets")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
     if n_features is not None and arr.size != n_features:
@@ -460,12 +484,7 @@ def check_s(s, d, name="s"):
 
 def check_depths(p, name="p", strict=False):
     """Real depths >= 0 (> 0 if strict); scalars stay scalar-shaped."""
-    try:
-        arr = np.asarray(p, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.") from None
-    if np.asarray(p).dtype == bool:
-        raise ValueError(f"{name} must be a number or an array of numbers, got {p!r}.")
+    arr = as_real_array(p, name)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got {p!r}.")
     if np.any(arr <= 0) if strict else np.any(arr < 0):
@@ -491,11 +510,8 @@ def check_c(c):
 
 def check_n_array(n, low, name="n"):
     """Sample sizes as a float array, every entry finite and >= low."""
-    try:
-        arr = np.asarray(n, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {n!r}.") from None
-    if isinstance(n, bool) or not np.all(np.isfinite(arr)) or np.any(arr < low):
+    arr = as_real_array(n, name)
+    if not np.all(np.isfinite(arr)) or np.any(arr < low):
         raise ValueError(f"{name} must be finite and >= {low}, got {n!r}.")
     return arr
 
@@ -504,23 +520,15 @@ def check_epsilon_array(epsilon, name="epsilon"):
     """Budgets as a float array in (0, inf]; inf = no privacy."""
     if np.ndim(epsilon) == 0:
         return np.asarray(check_epsilon(epsilon, name))
-    try:
-        arr = np.asarray(epsilon, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be positive numbers, got {epsilon!r}.") from None
+    arr = as_real_array(epsilon, name, "positive numbers")
     if np.any(np.isnan(arr)) or np.any(arr <= 0):
         raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
     return arr
 
 
 def check_lam(lam):
-    try:
-        arr = np.asarray(lam, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"lam must be a number in [0, 1], got {lam!r}.") from None
-    if isinstance(lam, bool) or not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(
-        arr > 1
-    ):
+    arr = as_real_array(lam, "lam", "a number in [0, 1]")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
         raise ValueError(f"lam must lie in [0, 1] (lambda* of eq 12), got {lam!r}.")
     return arr
 

@@ -127,7 +127,7 @@ class AdHistOfTree(HistOfTree):
                              "the calibrated rule).")
         if not isinstance(self.c, str):
             check_c(self.c)
-        check_int(self.t_offset, "t_offset", -10, 10)
+        self._t_offset = check_int(self.t_offset, "t_offset", -10, 10)
         check_choice(self.depth_search, "depth_search", DEPTH_SEARCHES)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
@@ -155,7 +155,7 @@ class AdHistOfTree(HistOfTree):
             except ValueError:  # even p = 1 is too large with s >= s_min: no tree
                 return s_min, 0, self._histogram_only_t(n, s_min, epsilon, cap), 0.0
             t = theory.optimal_t(p, d, s)
-        t = max(1, t + self.t_offset)
+        t = max(1, t + self._t_offset)
         t = min(t, _largest_root(cap >> p, s))  # t_offset may push t past the cap
         lam = float(theory.lambda_star(W, s, p)) if 0 < p and s < d else 0.0
         return s, p, t, lam
@@ -186,7 +186,7 @@ class AdHistOfTree(HistOfTree):
                                                depths) if hidden else None
         depth, self.depth_scores_ = cross_validated_depth(
             X, y_tilde, W, axes, depths, depth, self.rule, self._deviation_scale(), noise,
-            penalty=penalty, min_samples_leaf=self.min_samples_leaf)
+            penalty=penalty, min_samples_leaf=self._min_samples_leaf)
         self.depth_ = depth
         self.lambda_star_ = float(theory.lambda_star(W, s, depth)) if depth > 0 else 0.0
         return depth
@@ -213,7 +213,7 @@ class AdHistOfTree(HistOfTree):
         t = np.arange(1, min(64, _largest_root(cap, s)) + 1)
         scale = np.log(max(n, 2)) / (max(n, 1) * epsilon**2) if np.isfinite(epsilon) else 0.0
         best = int(t[np.argmin(t ** (2.0 * s) * scale + self.c * t ** -2.0)])
-        return int(np.clip(best + self.t_offset, 1, t[-1]))
+        return int(np.clip(best + self._t_offset, 1, t[-1]))
 
 
 def _largest_root(cells, s):

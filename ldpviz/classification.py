@@ -53,11 +53,8 @@ def _encode_labels(y, n_samples, classes):
         if isinstance(labels, (list, tuple)):  # numpy would turn [1, "a"] into ["1", "a"]
             _check_one_label_type(np.asarray(labels, dtype=object).ravel(), name)
     y = check_label_shape(y, n_samples)
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or inf; class labels must be categories.")
+    _check_no_missing(y, "y")
     if y.dtype == object:
-        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
-            raise ValueError("y contains missing values (None or NaN).")
         _check_one_label_type(y, "y")
     if classes is None:
         kind = type_of_target(y)
@@ -81,13 +78,22 @@ def _encode_labels(y, n_samples, classes):
         classes_ = np.unique(y)
     else:
         classes_ = np.asarray(classes)
+        _check_no_missing(classes_, "classes")
         if classes_.dtype == object:
             _check_one_label_type(classes_, "classes")
-        if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
+        try:
+            distinct = len(np.unique(classes_)) if classes_.ndim == 1 else -1
+        except TypeError:  # objects with no order, such as dicts
+            raise ValueError(f"classes must hold numbers or strings, got {classes!r}.") from None
+        if distinct != len(classes_):
             raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}.")
+        if len(classes_) < 2:
+            raise ValueError(f"classes must list at least two classes, got {len(classes_)}: "
+                             f"{classes!r}.")
         classes_ = np.sort(classes_)
     if len(classes_) < 2:
-        raise ValueError(f"y needs at least two classes, got 1 class: {list(classes_)!r}.")
+        raise ValueError(f"y needs at least two classes, got {len(classes_)} class: "
+                         f"{classes_.tolist()!r}.")
     try:
         codes = np.minimum(np.searchsorted(classes_, y), len(classes_) - 1)
         outside = classes_[codes] != y
@@ -99,6 +105,15 @@ def _encode_labels(y, n_samples, classes):
     # The smallest signed integer type holding every code: one byte per user for K <= 128,
     # which keeps a fit on ten million users within its memory budget.
     return classes_, codes.astype(np.min_scalar_type(-len(classes_)))
+
+
+def _check_no_missing(labels, name):
+    """Refuse None, NaN and inf among class labels: they are not categories."""
+    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+        raise ValueError(f"{name} contains NaN or inf; class labels must be categories.")
+    if labels.dtype == object and any(v is None or (isinstance(v, float) and np.isnan(v))
+                                      for v in labels.ravel()):
+        raise ValueError(f"{name} contains missing values (None or NaN).")
 
 
 def _check_one_label_type(labels, name):
@@ -241,12 +256,12 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         W : (n, d) 0/1 privacy mask (1 = protected) or None (``private_features`` / ``s``).
         """
         self._check_protocol_params()
-        check_int(self.t, "t", 1)
-        check_int(self.depth, "depth", 0)
+        t = check_int(self.t, "t", 1)
+        depth = check_int(self.depth, "depth", 0)
         X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
         s = self._choose_s(W)
-        self._check_budget(W, s, self.t, self.depth, n_outputs=len(self.classes_))
-        self._run_protocol(X, codes, W, rng, s, self.t, self.depth)
+        self._check_budget(W, s, t, depth, n_outputs=len(self.classes_))
+        self._run_protocol(X, codes, W, rng, s, t, depth)
         return self
 
     def _release_labels(self, codes, epsilons, rng):

@@ -65,7 +65,8 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", self._fallbacks)
-        check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+        # The checked Python int: a numpy int8 would overflow in the budget's arithmetic.
+        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0)
         check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
 
     def _check_budget(self, W, s, t, depth, n_outputs=1):
@@ -74,7 +75,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         hist = W[:, ranking_of_checked_mask(W)[:s]]  # users grouped by the histogram axes they hide
         patterns = _distinct_rows(hist) if 0 < s < 63 else min(len(W), 2**s)
         check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
-                               W.shape[1] - s, self.rule, self.min_samples_leaf, n_outputs,
+                               W.shape[1] - s, self.rule, self._min_samples_leaf, n_outputs,
                                self.mechanism, patterns)
 
     def _choose_s(self, W):
@@ -104,7 +105,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
             labels, np.where(fixed_cell, float(self.epsilon), self.epsilon_label_), rng)
         depth = self._depth_after_round1(X, y_tilde, W, s, t, depth)
         self.partition_ = build_partition(X, y_tilde, W, self.hist_axes_, t, depth,
-                                          self.rule, self.min_samples_leaf)
+                                          self.rule, self._min_samples_leaf)
         self.tree_axes_ = self.partition_.tree_axes
         self.n_cells_ = self.partition_.n_cells
         # Round 2: the cell reports over potential cells (the same draws for either estimate).
@@ -328,12 +329,12 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
             mask from ``private_features`` (or the first ``s`` columns).
         """
         self._check_protocol_params()
-        check_int(self.t, "t", 1)
-        check_int(self.depth, "depth", 0)
+        t = check_int(self.t, "t", 1)
+        depth = check_int(self.depth, "depth", 0)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         s = self._choose_s(W)
-        self._check_budget(W, s, self.t, self.depth)
-        self._run_protocol(X, y, W, rng, s, self.t, self.depth)
+        self._check_budget(W, s, t, depth)
+        self._run_protocol(X, y, W, rng, s, t, depth)
         return self
 
     def _budget_shares(self, n_features):

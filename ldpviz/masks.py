@@ -98,7 +98,7 @@ def aligned_mask(n, d, s):
     """
     n, d = check_int(n, "n", 1), check_int(d, "d", 1)
     s = check_int(s, "s", 0, d)
-    check_rows("aligned_mask", n, d)
+    check_rows("aligned_mask", n, 0, d=d, bytes_per_entry=1)
     W = np.zeros((n, d), dtype=bool)
     W[:, :s] = True
     return W
@@ -144,7 +144,7 @@ def gamma_mask(n, d, gamma):
     if (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real)
             or not np.isfinite(gamma) or gamma < 0):
         raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}.")
-    check_rows("gamma_mask", n, d + 16)
+    check_rows("gamma_mask", n, 16, d=d, bytes_per_entry=1)
     i = np.arange(1, n + 1)[:, None]
     ell = np.arange(1, d + 1)[None, :]
     return i <= n / ell.astype(float) ** gamma
@@ -181,7 +181,7 @@ def decade_mask(n, d, s_star, index_base=0):
     s_star = check_int(s_star, "s_star", 1)
     if isinstance(index_base, bool) or index_base not in (0, 1):
         raise ValueError(f"index_base must be 0 or 1, got {index_base!r}.")
-    check_rows("decade_mask", n, d + 16)
+    check_rows("decade_mask", n, 16, d=d, bytes_per_entry=1)
     ell = np.arange(d) + index_base
     counts = np.array([n // 10 ** (int(k)) for k in ell // s_star], dtype=np.int64)
     return np.arange(n)[:, None] < counts[None, :]
@@ -215,7 +215,7 @@ def concentrated_mask(n, d, decay=0.2):
     """
     n, d = check_int(n, "n", 1), check_int(d, "d", 1)
     decay = check_real(decay, "decay", 0.0, 1.0, low_open=True)
-    check_rows("concentrated_mask", n, d + 16)
+    check_rows("concentrated_mask", n, 16, d=d, bytes_per_entry=1)
     i = np.arange(1, n + 1)[:, None]
     return i <= n * decay ** np.arange(d, dtype=float)[None, :]
 
@@ -248,7 +248,7 @@ def spread_mask(n, d, width=2):
     """
     n, d = check_int(n, "n", 1), check_int(d, "d", 1)
     width = check_int(width, "width", 0, d)
-    check_rows("spread_mask", n, 17 * d + 8)
+    check_rows("spread_mask", n, 8, d=d, bytes_per_entry=17)
     start = (np.arange(n, dtype=np.int64) * d) // n
     offset = (np.arange(d)[None, :] - start[:, None]) % d
     return offset < width
@@ -285,7 +285,7 @@ def random_mask(n, d, rate, random_state=None, exact=False):
         raise ValueError(f"rate must be a scalar or have shape ({d},), got shape {rates.shape}.")
     if not np.all(np.isfinite(rates)) or np.any(rates < 0) or np.any(rates > 1):
         raise ValueError(f"rate must lie in [0, 1], got {rate!r}.")
-    check_rows("random_mask", n, 20 * d if exact else 9 * d)
+    check_rows("random_mask", n, 0, d=d, bytes_per_entry=20 if exact else 9)
     rng = as_generator(random_state)
     if not exact:
         return rng.random((n, d)) < rates[None, :]

@@ -214,3 +214,17 @@ def test_round1_depth_pays_for_wider_reports_under_w_gamma():
     assert np.all(searched[:, 1] <= 0) and searched[:, 1].mean() <= -2
     gain = searched[:, 0] - rule[:, 0]
     assert gain.mean() <= 2 * gain.std(ddof=1) / np.sqrt(len(gain))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32])
+def test_numpy_integer_parameters_fit_as_the_python_ints(dtype):
+    """t_offset and min_samples_leaf as small numpy integers are used as the checked Python
+    ints (int8 and int16 overflowed in the selection and the resource check)."""
+    X, y = make_paper_regression(300, random_state=0)
+    W = gamma_mask(300, 5, 1.0)
+    for params in ({"t_offset": 5}, {"min_samples_leaf": 5}):
+        plain = AdHistOfTree(y_bound=M, random_state=0, **params).fit(X, y, W)
+        small = AdHistOfTree(y_bound=M, random_state=0,
+                             **{k: dtype(v) for k, v in params.items()}).fit(X, y, W)
+        assert (small.s_, small.depth_, small.t_) == (plain.s_, plain.depth_, plain.t_)
+        np.testing.assert_array_equal(small.cell_values_, plain.cell_values_)

@@ -613,6 +613,8 @@ BAD_INPUTS = [
     ("min_samples_leaf", dict(min_samples_leaf=-1), {}),
     ("max_depth", dict(max_depth=2.5), {}),
     ("t", dict(t=0), {}),
+    ("zeta", dict(zeta="0.1"), {}),  # was "ufunc 'isfinite' not supported"
+    ("zeta", dict(zeta=-0.1), {}),
     ("k", dict(k=1), {}),
     ("noise", dict(noise="central"), {}),
     ("missing", dict(missing="zero"), {}),
@@ -710,3 +712,20 @@ def test_pipeline_and_grid_search_pass_W_through(data, cls):
     search.fit(X, y, W=W)
     assert search.best_params_[key] in values
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32])
+def test_numpy_integer_parameters_fit_as_the_python_ints(data, dtype):
+    """Small numpy integers are checked and used as Python ints: LPDT's max_depth as int8
+    overflowed in the resource check; the CART baselines hand the tree the checked ints."""
+    X, y, _ = data
+    X, y, W = X[:300], y[:300], _public_first_mask(300, 5, 250)
+    for params in ({"max_depth": 3}, {"min_samples_leaf": 5}):
+        plain = LPDT(y_bound=M, random_state=0, **params).fit(X, y, W)
+        small = LPDT(y_bound=M, random_state=0,
+                     **{k: dtype(v) for k, v in params.items()}).fit(X, y, W)
+        np.testing.assert_array_equal(small.cell_values_, plain.cell_values_)
+    model = KRR(k=dtype(4), max_depth=dtype(3), min_samples_leaf=dtype(5), s=1, y_bound=M,
+                random_state=0).fit(X, y)
+    assert type(model.tree_.max_depth) is int and type(model.tree_.min_samples_leaf) is int
+    assert model.k == dtype(4) and type(model.k) is dtype  # the parameter itself untouched

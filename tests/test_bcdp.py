@@ -667,6 +667,8 @@ X4 = np.ones((5, 4))
     (lambda: budget_schedule([1.0, 0.2], 1.0, 0.1), "deltas"),
     (lambda: budget_schedule([-0.2, 1.0], 1.0, 0.1), "deltas"),
     (lambda: budget_schedule([], 1.0, 0.1), "deltas"),
+    (lambda: budget_schedule(["0.2", "1.0"], 1.0, 0.1), "deltas"),  # was parsed
+    (lambda: mean_mechanism(X4, ["0.5", "0.5", "1", "1"], 0), "c"),  # was parsed
     (lambda: BCDPMean(1.0, [0.2, 1.0], 0.1).fit(X4), "deltas"),
     (lambda: BCDPMean(1.0, None, 0.1).fit(X4), "deltas"),
     (lambda: BCDPMean(-1.0, [0.2] * 4, 0.1).fit(X4), "epsilon"),
@@ -715,3 +717,14 @@ def test_sweep_q_matches_the_explorer_data_and_the_attack_table_its_function():
     assert table.loc[0.5, "ldp_sensitive"] == pytest.approx(out["mse_ldp_closed"][:2].sum())
     attack = attack_table([0.3], n=500, epsilon=1.0, random_state=1)
     assert attack.loc[0.3, "both"] == correlated_feature_attack(500, 0.3, 1.0, 1)["both"]
+
+
+@pytest.mark.parametrize("value", ["x", "False", None, 1, 0.0])
+def test_project_takes_true_or_false_only(value):
+    """project="x" was read by its truthiness: now a TypeError naming it."""
+    for call in (lambda: BCDPMean(1.0, [0.2] * 4, 0.1, project=value).fit(X4),
+                 lambda: LDPMean(1.0, project=value).fit(X4),
+                 lambda: monte_carlo_mse([0.5] * 4, X4, reps=2, project=value)):
+        with pytest.raises(TypeError, match=r"^project must be True or False, got "):
+            call()
+    BCDPMean(1.0, [0.2] * 4, 0.1, project=np.bool_(False)).fit(X4)

@@ -273,6 +273,20 @@ def test_label_set_is_a_public_choice(data):
         HistClassifier(epsilon=1, classes=[1]).fit(X, np.ones(len(X), dtype=int))
 
 
+@pytest.mark.parametrize("cls", [HistClassifier, HistOfTreeClassifier])
+@pytest.mark.parametrize(("classes", "match"), [
+    ([None, 1, 2], r"^classes contains missing values \(None or NaN\)"),  # was "'<' not
+    ([np.nan, 1, 2], r"^classes contains NaN"),                        # supported"
+    ([{}, {1: 2}], r"^classes must hold numbers or strings"),
+    ([], r"^classes must list at least two classes, got 0: \[\]"),  # was "got 1 class: []"
+    ([1], r"^classes must list at least two classes, got 1: \[1\]"),
+])
+def test_a_bad_label_set_is_refused_naming_classes(cls, classes, match):
+    X, y = make_two_class(60, 0)
+    with pytest.raises(ValueError, match=match):
+        cls(classes=classes, **({"s": 1} if cls is HistOfTreeClassifier else {})).fit(X, y)
+
+
 # ---------------------------------------------------------------------------------------------
 # Input checks and scikit-learn conventions
 # ---------------------------------------------------------------------------------------------
@@ -367,3 +381,15 @@ def test_the_stable_estimate_does_not_lower_accuracy(epsilon, t, depth, sparse):
     assert np.mean(diff) > -3 * se - 0.01
     if sparse:
         assert np.mean(diff) > 0.05
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32])
+def test_numpy_integer_parameters_fit_as_the_python_ints(dtype):
+    """A small numpy depth is checked and used as a Python int (int8 overflowed before)."""
+    X, y = make_two_class(300, 0)
+    W = gamma_mask(300, X.shape[1], 1.0)
+    for params in ({"depth": 2}, {"min_samples_leaf": 1}):
+        plain = HistOfTreeClassifier(s=1, classes=[0, 1], random_state=0, **params).fit(X, y, W)
+        small = HistOfTreeClassifier(s=1, classes=[0, 1], random_state=0,
+                                     **{k: dtype(v) for k, v in params.items()}).fit(X, y, W)
+        np.testing.assert_array_equal(small.cell_proba_, plain.cell_proba_)

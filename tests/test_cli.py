@@ -12,7 +12,7 @@ from _shared_data import SHARED, needs_shared
 from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 
 from ldpviz import datasets
-from ldpviz.__main__ import main
+from ldpviz.__main__ import _parser, main
 from ldpviz.reproduce import paper
 from ldpviz.reproduce.whatif import METHODS
 
@@ -107,6 +107,16 @@ def test_reproduce_table1_under_every_label_range_policy(tmp_path, capsys, monke
     assert set(summary["label_range"]) == {"declared", "independent", "private"}
     assert set(summary.loc[summary["role"] == "label", "method"]) == {"HistOfTree s=0",
                                                                       "LabelDT"}
+
+
+@pytest.mark.parametrize(("text", "value"), [("-1e3", -1000.0), ("-.5e1", -5.0), ("-1E+3", -1000.0),
+                                             ("-2.5e-1", -0.25), ("-.5", -0.5), ("-3", -3.0)])
+def test_negative_numbers_in_scientific_notation_are_numbers(text, value):
+    """argparse took "-1e3" for an option: "argument --y-range: expected 2 arguments"."""
+    args = _parser().parse_args(["realdata", "t.csv", "--target", "y", "--y-range", text, "10",
+                                 "--x-range", "a", text, "1"])
+    assert args.y_range == [value, 10.0]
+    assert args.x_range == [["a", text, "1"]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -234,6 +244,21 @@ def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     assert "feature box of protected" not in captured.err  # both have public bounds
     page = (tmp_path / "o" / "realdata.html").read_text()
     assert "income: 0, 1; age: 18, 80" in page  # the command line's range wins over the file
+
+
+def test_realdata_reads_csv_files_with_a_byte_order_mark(tmp_path, capsys):
+    """Excel's "CSV UTF-8" starts with a byte-order mark: --private named the first column
+    but found only '\\ufeffincome'."""
+    path = _user_csv(tmp_path)
+    path.write_text(path.read_text(), encoding="utf-8-sig")
+    (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\n", encoding="utf-8-sig")
+    code = main(["realdata", str(path), "--target", "cost", "--private", "income",
+                 "--categorical", "onehot", "--feature-bounds", str(tmp_path / "bounds.csv"),
+                 "--y-range", "0", "4", "--epsilon", "2", "--reps", "2", "--out",
+                 str(tmp_path / "o"), "--no-progress", "--methods", "pardt", *TINY])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "1 column(s) scaled with public bounds" in captured.out
 
 
 @pytest.mark.slow
@@ -392,6 +417,21 @@ BAD = [
     ("x-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                        "age", "80", "18", "--categorical", "onehot",
                                        "--out", o], "lo < hi"),
+    ("x-range twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
+                                    "age", "0", "1", "--x-range", "age", "0", "2",
+                                    "--categorical", "onehot", "--out", o],
+     "--x-range gives bounds for 'age' twice"),  # the last one won silently
+    ("grid key twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
+                                     "hot.t=2", "--grid", "hot.t=3", "--out", o],
+     "--grid gives hot.t twice"),  # only t=3 ran
+    ("epsilon value twice", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                          "--epsilon", "1", "1", "--out", o],
+     "--epsilon gives 1 twice"),  # de-duplicated silently
+    ("epsilon option twice", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                           "--epsilon", "1", "--epsilon", "2", "--out", o],
+     "argument --epsilon: given twice"),  # only 2 ran
+    ("methods twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--methods",
+                                    "pardt", "pardt", "--out", o], "--methods gives pardt twice"),
     ("x-range text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                    "age", "low", "80", "--categorical", "onehot", "--out", o],
      "two numbers"),
@@ -401,6 +441,9 @@ BAD = [
     ("bounds file header", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--feature-bounds", f["bounds header"], "--out", o],
      "column,lo,hi"),
+    ("bounds file binary", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                         "--feature-bounds", f["binary"], "--out", o],
+     "--feature-bounds: feature bounds file binary.csv is not a UTF-8 text file"),
     ("grid syntax", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
                                   "hot.depth", "--out", o], "--grid"),
     ("grid unknown method", lambda f, o: ["realdata", f["good"], "--target", "cost",
@@ -428,6 +471,9 @@ BAD = [
                                    "--y-range", "0", "20", "--out", o], "a"),
     ("huge target", lambda f, o: ["realdata", f["huge target"], "--target", "y", "--out", o],
      "y_range"),
+    ("huge target in range", lambda f, o: ["realdata", f["huge target"], "--target", "y",
+                                           "--y-range", "0", "20", "--methods", "pardt",
+                                           "--out", o], "y has values too large"),
     ("empty file", lambda f, o: ["realdata", f["empty"], "--target", "y", "--out", o],
      "empty"),
     ("header only", lambda f, o: ["realdata", f["header only"], "--target", "y", "--out", o],

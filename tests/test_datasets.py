@@ -264,6 +264,31 @@ def test_load_csv_refuses_what_it_cannot_use(tmp_path):
         load_csv(path, "cost", y_range=(6, 0), max_categories=50)
 
 
+def test_load_csv_names_a_bad_target_and_a_file_that_is_not_utf8(tmp_path):
+    path = _csv(tmp_path, _frame())
+    for target in (["cost"], ("cost",), None, 4):  # a list was "unhashable type: 'list'"
+        with pytest.raises(TypeError, match=r"^target must be the name of one column"):
+            load_csv(path, target, y_range=(0, 6))
+    (tmp_path / "binary.csv").write_bytes(bytes(range(128, 256)) * 8)
+    for sep in (None, ","):  # the separator sniffed or given: the same message
+        with pytest.raises(ValueError, match=r"^binary\.csv is not a UTF-8 text file"):
+            load_csv(tmp_path / "binary.csv", "y", sep=sep)
+
+
+@pytest.mark.parametrize("sep", [None, ";"])
+def test_load_csv_reads_the_byte_order_mark_excel_writes(tmp_path, sep):
+    """Excel's "CSV UTF-8" starts with a byte-order mark; it was glued to the first column's
+    name ('\\ufeffincome'), so private=["income"] named no column."""
+    frame = _frame()
+    path = tmp_path / "excel.csv"
+    frame.to_csv(path, index=False, sep=sep or ",", encoding="utf-8-sig")
+    assert path.read_bytes()[:3] == b"\xef\xbb\xbf"
+    bunch = load_csv(path, "cost", private=["income"], y_range=(0, 6), sep=sep)
+    plain = load_csv(_csv(tmp_path, frame), "cost", private=["income"], y_range=(0, 6))
+    assert bunch.feature_names == plain.feature_names and bunch.feature_names[0] == "income"
+    np.testing.assert_array_equal(bunch.X, plain.X)
+
+
 def test_load_csv_semicolons_and_constant_columns(tmp_path):
     path = tmp_path / "semi.csv"
     path.write_text("a;b;c;y\n1;5;0;1.0\n2;5;1;2.0\n3;5;0;2.5\n")
@@ -376,6 +401,10 @@ def test_scale_to_box_refuses_what_it_cannot_place():
         scale_to_box(np.array([[np.nan, 1.0]]), 0, 1)
     with pytest.raises(ValueError, match=r"upper must be one number or one per feature \(2\)"):
         scale_to_box(X, 0, [1, 2, 3])
+    for lower, upper in (("0", "10"), ([0, "0"], 80), (0, [True, 80])):  # parsed before
+        with pytest.raises(ValueError, match=r"(lower|upper) must be one number or one per "
+                                             r"feature, got "):
+            scale_to_box(X, lower, upper)
     frame = pd.DataFrame(X, columns=["income", "age"])
     with pytest.raises(ValueError, match="feature 'age' has lower 3 and upper 2"):
         scale_to_box(frame, [0, 3], [1, 2])

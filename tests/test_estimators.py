@@ -299,3 +299,16 @@ def test_with_one_bin_users_who_hide_only_histogram_axes_also_spend_it_all_on_th
     for rows, eps in ((W[:, 3], model.epsilon_label_), (~W[:, 3], 2.0)):
         var, expect = noise[rows].var(), 2 * (2 * M / eps) ** 2
         assert abs(var - expect) < 0.15 * expect
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])
+def test_numpy_integer_parameters_fit_as_the_python_ints(data, dtype):
+    """depth and min_samples_leaf as small numpy integers: the checked Python ints are used
+    (an int8 once overflowed in the resource check: 'Python integer 300 out of bounds')."""
+    X, y, _ = data
+    W = gamma_mask(300, 5, 1.0)
+    for params in ({"depth": 2}, {"min_samples_leaf": 1}):
+        plain = HistOfTree(s=1, y_bound=M, random_state=0, **params).fit(X[:300], y[:300], W)
+        small = HistOfTree(s=1, y_bound=M, random_state=0,
+                           **{k: dtype(v) for k, v in params.items()}).fit(X[:300], y[:300], W)
+        np.testing.assert_array_equal(small.cell_values_, plain.cell_values_)

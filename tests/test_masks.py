@@ -1,11 +1,13 @@
 """Privacy mask generators (Sections 5.1, 5.2, Figure 1) and the helpers that read masks."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import ldpviz
 import ldpviz.masks as masks
 from ldpviz.masks import (
     aligned_mask,
@@ -63,6 +65,22 @@ def test_gamma_mask_definition():
         gamma_mask(5, 4, -1)
     with pytest.raises(ValueError, match="gamma"):
         gamma_mask(5, 4, "1")
+
+
+@pytest.mark.parametrize("make", [lambda n, d: gamma_mask(n, d, 1.0),
+                                  lambda n, d: masks.aligned_mask(n, d, 1),
+                                  lambda n, d: masks.spread_mask(n, d),
+                                  lambda n, d: masks.random_mask(n, d, 0.5, random_state=0)])
+def test_a_mask_too_wide_for_the_budget_names_d_and_a_width_that_fits(make):
+    """gamma_mask(10, 10**9, 1) said 'use n <= 1': the problem is d."""
+    with ldpviz.config_context(max_bytes=200_000):
+        with pytest.raises(ValueError, match=r"with n=10 and d=1000000 would need .* use "
+                                             r"d <= (\d+) \(with n=10\)") as refused:
+            make(10, 10**6)
+        fits = int(re.search(r"d <= (\d+)", str(refused.value)).group(1))
+        assert make(10, fits).shape == (10, fits)
+        with pytest.raises(ValueError, match="max_bytes"):
+            make(10, fits + 1)
 
 
 def test_aligned_s_star_is_ceil_of_natural_log_of_sqrt_d():

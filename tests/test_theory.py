@@ -233,6 +233,23 @@ def test_objective_rejects_s_equal_d_and_bad_arguments():
         theory.lambda_star(W, 1, 0)
 
 
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda W: theory.delta(W, 1, "1"), "p"),
+    (lambda W: theory.lambda_star(W, 1, "1"), "p"),
+    (lambda W: theory.objective(W, 1, ["2"], 20, 1.0), "p"),
+    (lambda W: theory.upper_rate_exponent(4, 2, "0.1"), "lam"),
+    (lambda W: theory.lower_bound("100", 1, 4, 2), "n"),
+    (lambda W: theory.upper_bound("100", 1, 4, 2, 0.0), "n"),
+    (lambda W: theory.lower_bound([True, True], 1, 4, 2), "n"),  # True was read as n = 1
+    (lambda W: theory.lower_bound(100, [1, "2"], 4, 2), "epsilon"),
+    (lambda W: theory.aligned_rate(100, [True, 2], 4, 2), "epsilon"),
+])
+def test_numeric_strings_and_booleans_are_refused_not_parsed(call, name):
+    """As the scalar checks of epsilon and s do: "1" is not the number 1, True not n = 1."""
+    with pytest.raises(ValueError, match=rf"^{name} must be .*, got "):
+        call(gamma_mask(20, 3, 1.0))
+
+
 def test_formulas_are_invariant_to_the_order_of_users():
     W = gamma_mask(500, 5, 0.7)
     V = shuffle_users(W, random_state=3)

@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import sparse
+from sklearn.base import clone
 from sklearn.exceptions import DataConversionWarning, NotFittedError
 
 from ldpviz import AdHistOfTree, HistOfTree, PrivacyWarning, theory
 from ldpviz._rng import as_generator
-from ldpviz._validation import check_int, check_mask
+from ldpviz._validation import check_bool, check_int, check_mask
 from ldpviz.baselines import DT, KRR, LPDT, Hist, LabelDT, ParDT
 from ldpviz.bcdp import BCDPMean, LDPMean, ldp_ols
 from ldpviz.classification import HistClassifier, HistOfTreeClassifier
@@ -65,6 +66,20 @@ def test_parameters_of_the_wrong_type_get_value_errors_naming_them():
         _fit(HistOfTree(s=2, rule=["cart"], y_bound=M), X)  # unhashable: still a ValueError
     with pytest.raises(ValueError, match="min_samples_leaf must be >= 0, got -1"):
         _fit(HistOfTree(s=2, min_samples_leaf=-1, y_bound=M), X)
+
+
+
+@pytest.mark.parametrize("value", ["no", "False", None, 2, 0, 1.0, np.int64(1)])
+@pytest.mark.parametrize("model", [m for m in REGRESSORS if "clip" in m.get_params()],
+                         ids=_ids([m for m in REGRESSORS if "clip" in m.get_params()]))
+def test_boolean_parameters_take_true_or_false_only(model, value):
+    """clip="no" used to clip (a non-empty string is truthy): now a TypeError naming it."""
+    with pytest.raises(TypeError, match=r"^clip must be True or False, got "):
+        _fit(clone(model).set_params(clip=value), X)
+    with pytest.raises(TypeError, match=r"^public_in_estimate must be True or False, got "):
+        _fit(LPDT(s=0, y_bound=M, public_in_estimate=value), X)
+    assert check_bool(np.bool_(False), "clip") is False
+    _fit(clone(model).set_params(clip=np.bool_(False)), X)
 
 
 # ----------------------------------------------------------------------------------------------

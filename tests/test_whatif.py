@@ -150,9 +150,16 @@ def test_bounds_file_and_upload_helpers(tmp_path):
     (tmp_path / "c.csv").write_text("name,low,high\nage,0,120\n")
     with pytest.raises(ValueError, match="column,lo,hi"):
         whatif_data.read_bounds(tmp_path / "c.csv")
+    (tmp_path / "excel.csv").write_text("column,lo,hi\nage,0,120\n", encoding="utf-8-sig")
+    assert whatif_data.read_bounds(tmp_path / "excel.csv") == {"age": ("0", "120")}
+    (tmp_path / "binary.csv").write_bytes(bytes(range(128, 256)))
+    with pytest.raises(ValueError, match=r"^feature bounds file binary\.csv is not a UTF-8"):
+        whatif_data.read_bounds(tmp_path / "binary.csv")
     upload = ({"name": "../../evil.csv", "content": memoryview(b"a,b\n1,2\n")},)
     path = whatif_data.save_upload(upload, tmp_path)
     assert path == tmp_path / "evil.csv" and whatif_data.csv_columns(path) == ["a", "b"]
+    upload = ({"name": "excel.csv", "content": b"\xef\xbb\xbfa,b\n1,2\n"},)
+    assert whatif_data.csv_columns(whatif_data.save_upload(upload, tmp_path)) == ["a", "b"]
     with pytest.raises(ValueError, match="no file"):
         whatif_data.save_upload((), tmp_path)
 
@@ -202,6 +209,7 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"epsilons": (np.inf,)}, "at most 1000"),
     ({"epsilons": (np.nan,)}, "epsilons must be > 0"),
     ({"epsilons": ()}, "at least one value"),
+    ({"epsilons": (1, 2, 1.0)}, "epsilons lists 1 twice"),  # was de-duplicated silently
     ({"epsilons": np.linspace(0.1, 10, 100_000)}, "at most 50"),  # was an O(n^2) hang
     ({"reps": 0}, "reps"), ({"seed": -1}, "seed"), ({"test_size": 1.0}, "test_size"),
     ({"methods": ["hot"]}, "unknown keys"),
@@ -241,7 +249,10 @@ def test_bad_data_is_refused():
     X = np.random.default_rng(0).random((40, 3))
     for bad_X, bad_y, match in ((X * 2, np.ones(40), "outside the public feature box"),
                                 (X, np.r_[np.ones(39), np.inf], "NaN or infinite"),
-                                (X, np.ones(39), "one value per row")):
+                                (X, np.ones(39), "one value per row"),
+                                # squares overflowed: "attempt to get argmin of an empty sequence"
+                                (X, np.linspace(0, 1e160, 40), r"^y has values too large"),
+                                (X, -np.full(40, 1e100), r"^y has values too large")):
         with pytest.raises(ValueError, match=match):
             whatif(bad_X, bad_y, private=[0], y_range=(0, 2), reps=2, grids=TINY)
 

@@ -57,16 +57,17 @@ class _TreeBaseline(SemiFeatureRegressor):
     """Shared parts of the baselines that end in a scikit-learn ``DecisionTreeRegressor``."""
 
     def _check_tree_params(self):
-        _check_max_depth(self.max_depth)
-        check_int(self.min_samples_leaf, "min_samples_leaf", 1, _MAX_INT)
+        # The checked Python ints are what the tree gets (not the numpy scalars passed in).
+        self._max_depth = _check_max_depth(self.max_depth)
+        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 1, _MAX_INT)
 
     def _fit_tree(self, Xf, target, rng):
         # scikit-learn's tree copies and sorts the features: a few copies of X in all.
         check_budget(type(self).__name__, "n_samples", len(Xf),
                      {"max_bytes": _TREE_BYTES * Xf.size},
                      fits=get_config()["max_bytes"] // (_TREE_BYTES * max(Xf.shape[1], 1)))
-        self.tree_ = DecisionTreeRegressor(max_depth=self.max_depth,
-                                           min_samples_leaf=self.min_samples_leaf,
+        self.tree_ = DecisionTreeRegressor(max_depth=self._max_depth,
+                                           min_samples_leaf=self._min_samples_leaf,
                                            random_state=_tree_seed(rng))
         self.tree_.fit(Xf, target)
 

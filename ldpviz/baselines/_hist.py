@@ -12,6 +12,7 @@ from .._config import check_budget, check_grid_budget, get_config
 from .._validation import (
     check_choice,
     check_int,
+    check_real,
     check_rho,
 )
 from ..mechanisms import (
@@ -131,10 +132,7 @@ class Hist(SemiFeatureRegressor):
         t = check_int(self.t, "t", 1)
         check_choice(self.noise, "noise", HIST_NOISE)
         check_choice(self.fallback, "fallback", HIST_FALLBACKS)
-        if isinstance(self.zeta, bool) or not np.isscalar(self.zeta) or not (
-            np.isfinite(self.zeta) and self.zeta >= 0
-        ):
-            raise ValueError(f"zeta must be a finite number >= 0, got {self.zeta!r}.")
+        check_real(self.zeta, "zeta", low=0.0)
         check_grid_budget("Hist", n, t, d, per_user=self.noise == "per-user")
         return Histogram(tuple(range(d)), t)
 

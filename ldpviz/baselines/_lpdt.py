@@ -13,6 +13,7 @@ from .._base import SemiFeatureRegressor
 from .._config import check_partition_budget
 from .._validation import (
     PrivacyWarning,
+    check_bool,
     check_choice,
     check_int,
     check_rho,
@@ -143,12 +144,14 @@ class LPDT(SemiFeatureRegressor):
 
     def _check_params(self):
         check_rho(self.rho)
-        check_int(self.max_depth, "max_depth", 0)
-        check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+        # The checked Python ints: a numpy int8 would overflow in the budget's arithmetic.
+        self._max_depth = check_int(self.max_depth, "max_depth", 0)
+        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0)
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", LPDT_FALLBACKS)
         check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
+        check_bool(self.public_in_estimate, "public_in_estimate")
 
     def _grow(self, X, y, W, M):
         """The max-edge tree on the public rows (their labels are public, clipped to [-M, M]).
@@ -158,8 +161,8 @@ class LPDT(SemiFeatureRegressor):
         """
         public = ~W.any(axis=1)
         n_public = int(public.sum())
-        check_partition_budget("LPDT", n_public, len(W) - n_public, 1, 0, self.max_depth,
-                               W.shape[1], self.rule, self.min_samples_leaf, 1, self.mechanism,
+        check_partition_budget("LPDT", n_public, len(W) - n_public, 1, 0, self._max_depth,
+                               W.shape[1], self.rule, self._min_samples_leaf, 1, self.mechanism,
                                depth_name="max_depth", tree_users="public rows")
         if n_public:
             use = "grow the tree and enter the estimate" if self.public_in_estimate else \
@@ -173,7 +176,7 @@ class LPDT(SemiFeatureRegressor):
         Xp = X[public]
         yp = np.clip(y[public], -M, M)
         partition = build_partition(Xp, yp, np.zeros(Xp.shape, dtype=bool), (), 1,
-                                    self.max_depth, self.rule, self.min_samples_leaf)
+                                    self._max_depth, self.rule, self._min_samples_leaf)
         return public, partition
 
     def fit(self, X, y, W=None):

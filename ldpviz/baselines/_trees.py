@@ -146,7 +146,7 @@ class KRR(_TreeBaseline):
 
     def _check_params(self):
         check_rho(self.rho)
-        check_int(self.k, "k", 2, _MAX_INT)
+        self._k = check_int(self.k, "k", 2, _MAX_INT)
         self._check_tree_params()
 
     def _budget_shares(self, n_features):
@@ -164,7 +164,7 @@ class KRR(_TreeBaseline):
         """
         self._check_params()
         X, y, W, M, rng = self._prepare_fit(X, y, W)
-        release = _krr_release(X, y, W, self.k, self.epsilon, self.rho, M, rng)
+        release = _krr_release(X, y, W, self._k, self.epsilon, self.rho, M, rng)
         self.epsilon_label_, self.epsilon_feature_ = release.epsilon_label, \
             release.epsilon_feature
         self._fit_tree(release.features, release.labels, rng)
@@ -174,7 +174,7 @@ class KRR(_TreeBaseline):
         """What each user sends: a :class:`KRRRelease` (uses ``random_state`` like fit)."""
         self._check_params()
         X, y, W, M, rng = self._prepare_fit(X, y, W)
-        return _krr_release(X, y, W, self.k, self.epsilon, self.rho, M, rng)
+        return _krr_release(X, y, W, self._k, self.epsilon, self.rho, M, rng)
 
 
 class LabelRelease(NamedTuple):

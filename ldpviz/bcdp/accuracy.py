@@ -10,6 +10,7 @@ import numpy as np
 from .._config import _largest_fitting, check_budget, within_budget
 from .._rng import as_generator
 from .._validation import (
+    check_bool,
     check_int,
     check_schedule,
     check_signed_box,
@@ -97,6 +98,7 @@ def monte_carlo_mse(c, X, reps=100, project=False, weights="paper", random_state
     X = check_signed_box(X)
     c = check_schedule(c, X.shape[1])
     reps = check_int(reps, "reps", 2)
+    check_bool(project, "project")
     drawn = int(np.sum((X.shape[1] - np.arange(X.shape[1]))[_increments(c) > 0]))
     _check_simulation_size("monte_carlo_mse", *X.shape, reps, drawn=lambda d: drawn)
     check_weights(weights)

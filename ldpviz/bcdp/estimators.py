@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 from .._base import check_X
 from .._rng import as_generator
 from .._validation import (
+    check_bool,
     check_deltas,
     check_finite_epsilon,
     check_real,
@@ -32,6 +33,7 @@ class _MeanBase(BaseEstimator):
 
     def _fit_schedule(self, X, c, weights="paper"):
         check_weights(weights)
+        check_bool(self.project, "project")
         rng = as_generator(self.random_state)
         raw = mean_mechanism(X, c, rng, weights).mean(axis=0)
         self.c_ = c

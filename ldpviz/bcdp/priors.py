@@ -22,7 +22,7 @@ def sample_correlated_pm1(n, d, q, rng):
     """
     n = check_int(n, "n", 1)
     d = check_int(d, "d", 1)
-    check_rows("sample_correlated_pm1", n, 9 * d + 8)
+    check_rows("sample_correlated_pm1", n, 8, d=d, bytes_per_entry=9)
     q = check_q(q)
     rng = as_generator(rng)
     copy = rng.random(n) < q

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,21 @@ from ._common import (
 
 _SEPARATORS = (",", ";", "\t", "|")
 
+#: Text encoding of the CSVs read: UTF-8, where the byte-order mark Excel's "CSV UTF-8" writes
+#: first is dropped (read as plain UTF-8 it is glued to the first column's name).
+ENCODING = "utf-8-sig"
+
+
+@contextmanager
+def utf8_errors(path, what=None):
+    """Within the block, a UnicodeDecodeError reading ``path`` becomes a ValueError naming the
+    file (``what``, default its name) and where its first byte that is not UTF-8 is."""
+    try:
+        yield
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what or Path(path).name} is not a UTF-8 text file ({exc.reason} at "
+                         f"byte {exc.start}); save it as CSV (UTF-8).") from None
+
 
 def sniff_separator(path, lines=20):
     """The separator that splits the first lines into the same number (> 1) of fields.
@@ -31,7 +47,7 @@ def sniff_separator(path, lines=20):
     Candidates are comma, semicolon, tab and bar; quotes are respected. A file that none of them
     splits has a single column (Python's csv.Sniffer would pick some other character there).
     """
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding=ENCODING, newline="") as handle:
         head = [line for _, line in zip(range(lines), handle, strict=False) if line.strip()]
     best, best_fields = ",", 1
     for sep in _SEPARATORS:
@@ -44,11 +60,10 @@ def sniff_separator(path, lines=20):
 def _read_text(path, sep):
     """The CSV as a frame of strings (missing entries NaN), with checked column names."""
     try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
-            csv.Error) as exc:
+        frame = pd.read_csv(path, sep=sep, dtype=str, skipinitialspace=True, encoding=ENCODING)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding=ENCODING, newline="") as handle:
         header = [c.strip() for c in next(csv.reader(handle, delimiter=sep))]
     repeated = sorted({c for c in header if header.count(c) > 1})
     if repeated:
@@ -119,7 +134,10 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"path {str(path)!r} does not exist or is not a file.")
-    frame = _read_text(path, sniff_separator(path) if sep is None else sep)
+    if not isinstance(target, str):
+        raise TypeError(f"target must be the name of one column (a string), got {target!r}.")
+    with utf8_errors(path):
+        frame = _read_text(path, sniff_separator(path) if sep is None else sep)
     if target not in frame.columns:
         raise ValueError(f"target {target!r} is not a column of {path.name}; columns are "
                          f"{list(frame.columns)}.")

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._config import check_rows
 from .._rng import as_generator
-from .._validation import as_float_array, check_int
+from .._validation import as_float_array, as_real_array, check_int
 
 #: A public label bound for :func:`make_paper_regression`: f* lies in [0, 2.53] and the noise is
 #: N(0, 1), so clipping at 3 keeps almost all of the signal at a moderate Laplace scale.
@@ -50,7 +50,8 @@ def scale_to_box(X, lower, upper, clip=True):
     bounds = []
     for name, value in (("lower", lower), ("upper", upper)):
         try:
-            arr = np.broadcast_to(as_float_array(value, name), X.shape[1:])
+            arr = np.broadcast_to(as_real_array(value, name, "one number or one per feature"),
+                                  X.shape[1:])
         except ValueError as exc:
             if "broadcast" not in str(exc):
                 raise

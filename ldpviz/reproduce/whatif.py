@@ -68,6 +68,8 @@ MAX_EPSILON = 1000.0
 MAX_EPSILONS = 50
 #: With more protected columns than this, the cost is not attributed column by column.
 MAX_ATTRIBUTED = 12
+#: Largest |label| and label-range half-width: beyond it squared test errors overflow.
+MAX_LABEL = 1e100
 NONE = "(none)"
 #: Fewest training and test rows per split the analysis accepts.
 MIN_TRAIN, MIN_TEST = 10, 3
@@ -169,6 +171,8 @@ def _check_epsilons(epsilons):
         if not e <= MAX_EPSILON:
             raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
                              f"non-private tree DT is the no-privacy reference), got {e!r}.")
+        if e in out:  # not dropped silently
+            raise ValueError(f"epsilons lists {e:g} twice; give each budget once.")
         out.add(e)
     return sorted(out)
 
@@ -186,6 +190,9 @@ def _check_labels(y, n, y_range, policy=None):
         raise ValueError(f"y must have one value per row of X ({n}), got shape {y.shape}.")
     if not np.all(np.isfinite(y)):
         raise ValueError(f"y has {int(np.sum(~np.isfinite(y)))} NaN or infinite values.")
+    if not np.max(np.abs(y), initial=0.0) < MAX_LABEL:  # errors were inf: "empty argmin"
+        raise ValueError(f"y has values too large (|y| >= {MAX_LABEL:g}): their squared errors "
+                         "overflow; rescale the label (and y_range), e.g. to thousands.")
     if policy is not None:
         check_choice(policy, "label_range", tuple(LABEL_RANGE_POLICIES))
     if policy == "private" and y_range is not None:
@@ -208,7 +215,7 @@ def _check_labels(y, n, y_range, policy=None):
         raise ValueError(f"y_range must be finite with lo < hi, got {y_range!r}"
                          + (" (the labels are constant)" if source.startswith("read") else "")
                          + ".")
-    if not (hi - lo) / 2 < 1e100:
+    if not (hi - lo) / 2 < MAX_LABEL:
         raise ValueError(f"y_range {y_range!r} is too wide for squared errors in floating "
                          "point; rescale the label (for example to thousands).")
     if (hi - lo) / 2 < MIN_Y_BOUND:

@@ -25,6 +25,7 @@ from sklearn.utils import Bunch
 
 from .._validation import PrivacyWarning
 from ..datasets import load_csv
+from ..datasets._csv import ENCODING, utf8_errors
 
 __all__ = ["check_box", "copies_notes", "csv_columns", "load_table", "read_bounds",
            "resolve_columns", "save_upload"]
@@ -36,7 +37,8 @@ def read_bounds(path):
     if not path.is_file():
         raise FileNotFoundError(f"feature bounds file {str(path)!r} does not exist.")
     bounds = {}
-    with path.open(newline="", encoding="utf-8") as handle:
+    with utf8_errors(path, f"feature bounds file {path.name}"), \
+            path.open(newline="", encoding=ENCODING) as handle:
         reader = csv.reader(handle)
         header = [h.strip().lower() for h in next(reader, [])]
         if header[:3] != ["column", "lo", "hi"]:
@@ -102,11 +104,7 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         # The label range is whatif's to warn about (it records where it came from).
         warnings.filterwarnings("ignore", message=".*y_range.*", category=PrivacyWarning)
         with np.errstate(all="ignore"):  # what the scaling made of inf is checked below
-            try:
-                bunch = load_csv(path, target, **options)
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{Path(path).name} is not a UTF-8 text file ({exc.reason} at "
-                                 f"byte {exc.start}); save it as CSV (UTF-8).") from None
+            bunch = load_csv(path, target, **options)
     names = [str(c) for c in bunch.feature_names]
     X = np.asarray(bunch.X, dtype=float)
     low = np.asarray(bunch.feature_min, dtype=float)
@@ -240,8 +238,8 @@ def save_upload(files, folder):
 def csv_columns(path):
     """The header of a CSV (column names, stripped), to choose the target from."""
     try:
-        header = pd.read_csv(path, nrows=0, sep=None, engine="python")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
-            csv.Error) as exc:
+        with utf8_errors(path):
+            header = pd.read_csv(path, nrows=0, sep=None, engine="python", encoding=ENCODING)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         raise ValueError(f"{Path(path).name} could not be read as a CSV: {exc}") from None
     return [str(c).strip() for c in header.columns]
