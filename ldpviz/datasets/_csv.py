@@ -88,8 +88,9 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
 
     The returned ``summary`` says which columns were encoded and how, and what was dropped.
 
-    Privacy note: the feature bounds are read off the data, as in the paper's preprocessing;
-    in a deployment the feature box and the label range must be public, fixed in advance.
+    Privacy note: the feature bounds are read off the data, as in the paper's preprocessing,
+    with a PrivacyWarning naming the private columns so scaled; in a deployment the feature box
+    and the label range must be public, fixed in advance.
 
     Parameters
     ----------
@@ -126,6 +127,7 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         As :func:`load_uci`: ``X``, ``y``, ``feature_names``, ``target_name``, ``y_range``,
         ``y_bound``, ``ranking``, ``s_star`` (the number of private columns), ``feature_min``,
         ``feature_max``, plus ``n_dropped``, ``encoded`` ({column: (encoding, levels)}),
+        ``box_from_data`` (the feature columns min-max scaled with bounds read off the data),
         ``summary`` (one paragraph saying what was encoded and dropped) and ``path``.
     """
     check_choice(categorical, "categorical", CATEGORICAL)
@@ -243,7 +245,19 @@ def _finish(path, features, y, target, encoded, private, y_range, categorical, n
     y_range = _check_range(y_range)
     bunch = _bunch(features.to_numpy(dtype=float), y, names, target, y_range, ranking,
                    len(private) if private is not None else None)
-    bunch.update(n_dropped=n_dropped, encoded=encoded, path=str(path),
+    # Encoded categorical columns have a box fixed by their levels, not by extreme values.
+    fixed = {name for column, (how, levels) in encoded.items()
+             for name in (expand.get(column, [column]))}
+    from_data = [name for name in names if name not in fixed]
+    leaking = [names[j] for j in bunch.ranking[:bunch.s_star] if names[j] in from_data]
+    if leaking:
+        shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
+                                          else "")
+        warnings.warn(f"the feature box of private column(s) {shown} was read off the data "
+                      "(min-max scaling to [0, 1]): it leaks their extremes; a deployment must "
+                      "fix it in advance (the what-if takes public bounds: x_bounds, --x-range "
+                      "or --feature-bounds).", PrivacyWarning, stacklevel=3)
+    bunch.update(n_dropped=n_dropped, encoded=encoded, path=str(path), box_from_data=from_data,
                  summary=_summary(path, bunch, encoded, n_dropped, holes))
     return bunch
 

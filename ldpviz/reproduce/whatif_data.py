@@ -102,7 +102,10 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         options["y_range"] = y_range
     with warnings.catch_warnings():
         # The label range is whatif's to warn about (it records where it came from).
+        # So are the feature bounds: check_box names the protected columns left without public
+        # bounds once x_bounds are applied.
         warnings.filterwarnings("ignore", message=".*y_range.*", category=PrivacyWarning)
+        warnings.filterwarnings("ignore", message=".*feature box.*", category=PrivacyWarning)
         with np.errstate(all="ignore"):  # what the scaling made of inf is checked below
             bunch = load_csv(path, target, **options)
     names = [str(c) for c in bunch.feature_names]
@@ -137,14 +140,11 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         if share > 0.01:
             warnings.warn(f"the public bounds of column {name!r} clip {share:.1%} of its "
                           "values (more than 1%).", UserWarning, stacklevel=2)
-    # Encoded categorical columns have a box fixed by their encoding, not by extreme values.
-    encoded = {f"{column}_{level}" if how == "onehot" else column
-               for column, (how, levels) in (getattr(bunch, "encoded", None) or {}).items()
-               for level in (levels if how == "onehot" else levels[:1])}
-    from_data = [n for n in names if n not in x_bounds and n not in encoded]
+    from_data = [n for n in bunch.box_from_data if n not in x_bounds]
+    encoded = len(names) - len(bunch.box_from_data)  # boxes fixed by their categories
     box = (f"{len(x_bounds)} column(s) scaled with public bounds, {len(from_data)} min-max "
            "scaled with bounds read off the data (Appendix C.2)"
-           + (f", {len(encoded)} column(s) encoded from categories" if encoded else ""))
+           + (f", {encoded} column(s) encoded from categories" if encoded else ""))
     choices = {"csv": str(path), "target": target, "feature_box": box,
                "public_feature_bounds": {k: list(v) for k, v in x_bounds.items()},
                "feature_bounds_read_off_data": {
