@@ -300,6 +300,8 @@ def _check_reproduce_options(args):
                          f"under every policy), not {args.name}.")
     if args.datasets is not None and kind == "figure":
         raise InputError(f"--datasets applies to tables and the report, not {args.name}.")
+    _check_once("--datasets", [(name, name) for name in args.datasets or []],
+                "give each dataset once")
     policies = list(args.label_range or ["declared"])
     if "all" in policies:
         policies = [p for p in policies if p != "all"] + [

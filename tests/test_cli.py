@@ -340,6 +340,8 @@ BAD = [
                                         "private", "--out", o], "twice"),
     ("datasets for a figure", lambda f, o: ["reproduce", "fig2b", "--datasets", "abalone",
                                             "--out", o], "--datasets"),
+    ("dataset twice", lambda f, o: ["reproduce", "table1", "--datasets", "abalone", "abalone",
+                                    "--out", o], "abalone twice"),
     ("report unknown dataset", lambda f, o: ["reproduce", "report", "--quick", "--datasets",
                                              "iris", "--out", o], "iris"),
     ("reps 0 (report)", lambda f, o: ["reproduce", "report", "--reps", "0"], "--reps"),
