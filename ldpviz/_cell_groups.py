@@ -99,8 +99,10 @@ def cell_groups(partition, X, W):
                       true_rank.astype(index))
 
 
-def bincount_rows(index, weights, length):
-    """(length, q) sums of each row of ``weights`` (q, n) by ``index`` (n,).
+def bincount_rows(index, weights, length, users=None):
+    """(length, q) sums of each row of ``weights`` (q, n) by ``index`` (n,); with ``users``,
+    of the columns ``weights[:, users]``, gathered one row at a time (a (q, len(users)) copy
+    would cost memory in proportion to q, the label columns: classes for the classifier).
 
     Per-user weights are kept as rows (one contiguous array per label column): gathering a
     subset of users then copies q contiguous runs, not n scattered rows.
@@ -108,7 +110,8 @@ def bincount_rows(index, weights, length):
     index = np.asarray(index, dtype=np.intp)  # once, not once per row
     out = np.empty((length, len(weights)))
     for j, row in enumerate(weights):
-        out[:, j] = np.bincount(index, weights=row, minlength=length)
+        out[:, j] = np.bincount(index, weights=row if users is None else row[users],
+                                minlength=length)
     return out
 
 
@@ -121,7 +124,7 @@ def group_sums(groups, weights, rows=None):
 def spread_to_cells(groups, per_group, n_cells):
     """``sum_g 1{j in V_g} per_group[g]`` for every cell j, shape (n_cells, q)."""
     owner = np.repeat(np.arange(len(groups.size)), groups.size)
-    return bincount_rows(groups.cells, per_group.T[:, owner], n_cells)
+    return bincount_rows(groups.cells, per_group.T, n_cells, users=owner)
 
 
 def potential_cover(groups, weights, n_cells, rows=None):
@@ -233,6 +236,6 @@ def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
         owner = np.repeat(np.arange(len(users)), k)[set_bits]
         user = users[owner]
         cell = groups.cells[groups.offset[groups.group[user]] + set_bits - first[owner]]
-        out += bincount_rows(cell, weights[:, user], n_cells)
+        out += bincount_rows(cell, weights, n_cells, users=user)
         lo = hi
     return out

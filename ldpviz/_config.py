@@ -113,8 +113,10 @@ def config_context(**budget):
 # ----------------------------------------------------------------------------------------------
 # Checks against the budget: estimate first, refuse before allocating
 # ----------------------------------------------------------------------------------------------
-# Users x cells entries per chunk of the cell reports (ldpviz.mechanisms._CHUNK_ENTRIES).
+# Cap on the users x cells entries of the cell reports' work arrays (ldpviz.mechanisms), and
+# users per block of their per-user arrays: bounded memory at any n.
 _CHUNK_ENTRIES = 1 << 22
+_USER_BLOCK = 1 << 19
 # Bytes per tree node while the public tree grows: two per-node box arrays in Python lists, their
 # stacked copies and the node's split fields.
 _NODE_BYTES = 400
@@ -179,9 +181,18 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     entries = (n_report * (touched + min(depth, leaves))
                + chunks * cells * (1 + m) * n_patterns)
     nodes = 2 * leaves - 1
-    nbytes = (8 * cells * (5 + 4 * m) + nodes * (_NODE_BYTES + 32 * n_tree_axes)
-              + 8 * (4 + 2 * m) * min(_CHUNK_ENTRIES, n_report * cells * m)
-              + max(n_tree, n_report) * (24 + 8 * m + 2 * (s + n_tree_axes)))  # per user
+    # Per cell: the report sums, their moments and the estimate's per-level arrays, about
+    # 250 + 330 m bytes (measured with tracemalloc: 16,384 to 1,048,576 cells, 1 to 20 label
+    # columns, either estimate; 580 bytes for regression). Binary RR's work arrays hold up to
+    # _CHUNK_ENTRIES (user, cell) entries whatever m (the label columns are gathered one at a
+    # time). Per user: the labels and their release; per user of a block, the per-column
+    # weights and group sums: each class beyond the first costs up to about 120 bytes there
+    # (measured: HistOfTreeClassifier, 2 to 500 classes, 100 to 2 million users).
+    users = max(n_tree, n_report)
+    nbytes = (cells * (256 + 384 * m) + nodes * (_NODE_BYTES + 32 * n_tree_axes)
+              + 48 * min(_CHUNK_ENTRIES, n_report * cells)
+              + users * (24 + 8 * m + 2 * (s + n_tree_axes))
+              + 128 * (m - 1) * min(users, _USER_BLOCK))
     return PartitionPlan(cells, leaves, nodes, entries, nbytes)
 
 

@@ -24,14 +24,18 @@ from ._cell_groups import (
     rr_bit_sums,
     spread_to_cells,
 )
-from ._config import _largest_fitting, check_budget, get_config, report_entries_allowed
+from ._config import (
+    _CHUNK_ENTRIES,
+    _USER_BLOCK,
+    _largest_fitting,
+    check_budget,
+    get_config,
+    report_entries_allowed,
+)
 from ._validation import check_choice, check_epsilon, check_rho
 
 MECHANISMS = ("grr", "rr", "auto")
-# Cap on the entries of the per-chunk (users x cells) work arrays: bounded memory at any n.
-_CHUNK_ENTRIES = 1 << 22
-# Users per block of the per-user arrays of cell_report_sums, and of the uniforms GRR draws.
-_USER_BLOCK = 1 << 19
+# Users per block of the uniforms GRR draws (the work arrays' caps are in _config).
 _DRAW_BLOCK = 1 << 20
 
 

@@ -83,6 +83,42 @@ def test_the_plan_counts_what_a_fit_builds_and_bounds_its_memory():
     assert cart.partition_.tree.n_leaves <= plan.leaves
 
 
+def test_the_plan_bounds_the_memory_of_a_fit_with_many_cells():
+    # Per cell the sums, their moments and the estimate's levels take about 580 bytes; the plan
+    # once counted 72 (409,600 cells: 238 MB allocated, 231 MB planned).
+    n, t, depth = 3000, 40, 8
+    X, y = make_paper_regression(n, random_state=0)
+    W = gamma_mask(n, 5, 1.0)
+    model = HistOfTree(epsilon=4, s=2, t=t, depth=depth, y_bound=M, random_state=0)
+    tracemalloc.start()
+    model.fit(X, y, W=W)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    plan = partition_plan(n, n, t, 2, depth, 3, "max-edge", 0, 1, "grr", n_patterns=4)
+    assert model.n_cells_ == plan.cells == 409_600
+    assert peak <= plan.nbytes
+
+
+@pytest.mark.parametrize(("n", "classes", "mechanism"), [(300, 200, "grr"), (300, 200, "rr"),
+                                                         (20_000, 60, "rr"), (50_000, 20, "grr")])
+def test_the_classifier_plan_bounds_its_memory_without_refusing_small_fits(n, classes, mechanism):
+    # Each class adds per-user label columns; the plan once counted them twice over the report
+    # chunk, refusing 300 users x 200 classes at 1.5 GB (the fit takes 3 MB). The fit must now
+    # pass the default budget and the plan stay an upper bound of what it allocates.
+    rng = np.random.default_rng(0)
+    X, y = rng.random((n, 5)), rng.integers(0, classes, n)
+    W = rng.random((n, 5)) < 0.5  # many small groups: binary RR's flat path
+    W[:, 0] = True
+    model = HistOfTreeClassifier(epsilon=4, s=2, t=2, depth=4, mechanism=mechanism,
+                                 classes=list(range(classes)), random_state=0)
+    tracemalloc.start()
+    model.fit(X, y, W=W)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    plan = partition_plan(n, n, 2, 2, 4, 3, "max-edge", 0, classes, mechanism, n_patterns=4)
+    assert peak <= plan.nbytes <= ldpviz.get_config()["max_bytes"]
+
+
 @pytest.mark.parametrize(("n", "t", "s", "depth"), [(10_000, 2, 2, 40), (300, 2, 1, 12),
                                                     (10_000, 1000, 3, 2), (10_000, 2, 30, 2),
                                                     (10**6, 2, 2, 19), (50_000, 5, 4, 8)])
