@@ -8,6 +8,7 @@ tick labels, axis titles, legends and colour bars keep their room at any width.
 
 from __future__ import annotations
 
+import html
 import time
 from copy import deepcopy
 from dataclasses import dataclass
@@ -508,6 +509,13 @@ def readout_html(items):
     return f"<div style='font-size:15px;line-height:1.6;white-space:normal'>{cells}</div>"
 
 
+def refusal_html(error):
+    """The readout for a control value the library refuses: its message, on one line."""
+    text = html.escape(" ".join(str(error).split()))
+    return (f"<div style='font-size:15px;line-height:1.6;color:#b00020'><b>Not redrawn:</b> "
+            f"{text}</div>")
+
+
 # ----------------------------------------------------------------------------------------------
 # The explorer box
 # ----------------------------------------------------------------------------------------------
@@ -520,6 +528,10 @@ class Explorer(W.VBox):
     the later ones into the next message, so the kernel never works through a backlog and the
     latest value always wins. ``last_update_seconds`` is the kernel-side time of the last
     recompute and redraw.
+
+    A control value the library refuses (a ValueError or TypeError, e.g. ``hold`` set to NaN
+    from code) is shown in the readout and kept in ``error``; the figures keep the last
+    picture, and the next valid combination redraws them. Other errors are bugs: they raise.
     """
 
     def __init__(self, controls, figures, readout, update, title, extra=None, panels=None,
@@ -529,6 +541,7 @@ class Explorer(W.VBox):
         self.readout = readout
         self._update = update
         self.last_update_seconds = float("nan")
+        self.error = None
         self.probe = WidthProbe()
         readout.layout.width = "100%"
         header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
@@ -545,7 +558,7 @@ class Explorer(W.VBox):
             if hasattr(widget, "value"):
                 widget.observe(self.update, names="value")
         self.probe.observe(self._fit, names="width")
-        self.update()
+        self._redraw()  # a bad argument of the explorer itself raises, as for any function
         self._sync_figures()
 
     @property
@@ -566,8 +579,18 @@ class Explorer(W.VBox):
         return super()._repr_mimebundle_(**kwargs)
 
     def update(self, change=None):
+        """Recompute and redraw after a control changed; a refused value goes to the readout
+        (raising here would reach the kernel, and leave the explorer stuck on the value)."""
+        try:
+            self._redraw()
+        except (ValueError, TypeError) as error:
+            self.error = str(error)
+            self.readout.value = refusal_html(error)
+
+    def _redraw(self):
         start = time.perf_counter()
         self._update()
+        self.error = None
         for fig in self.figures:
             if not fig._ldpviz_drawn:  # not drawn yet: a view to come starts from this
                 sync_figure(fig)
