@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections import Counter
 
 import numpy as np
 from scipy import sparse as sp
@@ -112,8 +113,17 @@ def _column_names(data):
     return None if columns is None else [str(c) for c in columns]
 
 
+def _check_unique_columns(data, name):
+    """Refuse a DataFrame-like input naming two columns alike: which one is meant is a guess."""
+    repeated = [c for c, k in Counter(getattr(data, "columns", ())).items() if k > 1]
+    if repeated:
+        raise ValueError(f"{name} has duplicate column names {[_plain(c) for c in repeated]}; "
+                         "give every column its own name.")
+
+
 def _check_missing(data, name):
     """Refuse missing values (NaN, None, pd.NA) of a pandas input, with counts per column."""
+    _check_unique_columns(data, name)  # counts per column need one column per name
     isna = getattr(data, "isna", None)
     if isna is None:
         return

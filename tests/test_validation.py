@@ -282,3 +282,26 @@ def test_masks_refuse_anything_but_zero_and_one(W, match):
         check_mask(sparse.csr_matrix(np.eye(2)), (2, 2))
     assert check_mask([[True, 0], [1.0, False]], (2, 2)).tolist() == [[True, False],
                                                                       [True, False]]
+
+
+ESTIMATORS = REGRESSORS + CLASSIFIERS
+NAMES = ["age", "bmi", "bp", "s1", "s2"]
+
+
+def _fit_with_mask(model, X_, W):
+    model = clone(model)
+    if getattr(model, "private_features", None) is not None:
+        model.set_params(private_features=None)  # W instead
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        return model.fit(X_, LABELS if hasattr(model, "classes") else Y, W)
+
+
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_duplicate_column_names_are_refused_naming_them(model):
+    names = ["age", "age", "bp", "s1", "s1"]
+    with pytest.raises(ValueError, match=r"X has duplicate column names \['age', 's1'\]"):
+        _fit(model, pd.DataFrame(X, columns=names))  # used to fail in pandas' truth value
+    W = pd.DataFrame(np.ones(X.shape, dtype=bool), columns=names)
+    with pytest.raises(ValueError, match=r"W has duplicate column names \['age', 's1'\]"):
+        _fit_with_mask(model, pd.DataFrame(X, columns=NAMES), W)
