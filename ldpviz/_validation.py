@@ -322,6 +322,31 @@ def check_mask(W, shape, name="W"):
     return W.astype(bool)
 
 
+def check_mask_columns(W, x_columns, name="W"):
+    """Refuse a DataFrame mask whose column names are not X's, in X's order.
+
+    W is read by position: a W with X's names in another order, or with other names, would
+    protect the wrong features without a word, and reordering it by name would be a guess.
+    ``x_columns`` are X's column labels (None for an array: then only the default labels
+    0..d-1 of ``pd.DataFrame(array)`` match).
+    """
+    if getattr(W, "columns", None) is None:
+        return
+    _check_unique_columns(W, name)
+    got = [_plain(c) for c in W.columns]
+    if x_columns is None:
+        if got != list(range(len(got))):
+            raise ValueError(f"{name} has column names {got} but X has none to match them "
+                             f"against; pass X as a DataFrame with these names, or {name} as "
+                             "an array (its columns in X's order).")
+        return
+    expected = [_plain(c) for c in x_columns]
+    if got != expected:
+        raise ValueError(f"{name}'s columns must be X's columns in X's order, {expected}, got "
+                         f"{got}: {name} is read by position, so another order would protect "
+                         f"the wrong features. Select them explicitly: {name}[X.columns].")
+
+
 def check_feature_indices(indices, n_features, name="private_features"):
     idx = np.asarray(indices)
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):

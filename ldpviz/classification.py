@@ -137,10 +137,11 @@ class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
 
     def _prepare_classification_fit(self, X, y, W, needs_mask):
         check_epsilon(self.epsilon)
+        columns = getattr(X, "columns", None)
         X = check_X(self, X, reset=True)
         self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
         if needs_mask or W is not None:
-            W = self._resolve_mask(X.shape, W)
+            W = self._resolve_mask(X.shape, W, columns)
         shares, _ = self._budget_shares(X.shape[1])
         check_simulable(self.epsilon, shares)
         return X, codes, W, as_generator(self.random_state)
