@@ -512,8 +512,7 @@ def readout_html(items):
 def refusal_html(error):
     """The readout for a control value the library refuses: its message, on one line."""
     text = html.escape(" ".join(str(error).split()))
-    return (f"<div style='font-size:15px;line-height:1.6;color:#b00020'><b>Not redrawn:</b> "
-            f"{text}</div>")
+    return f"<div style='font-size:15px;color:#b00020'><b>Not redrawn:</b> {text}</div>"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -528,10 +527,6 @@ class Explorer(W.VBox):
     the later ones into the next message, so the kernel never works through a backlog and the
     latest value always wins. ``last_update_seconds`` is the kernel-side time of the last
     recompute and redraw.
-
-    A control value the library refuses (a ValueError or TypeError, e.g. ``hold`` set to NaN
-    from code) is shown in the readout and kept in ``error``; the figures keep the last
-    picture, and the next valid combination redraws them. Other errors are bugs: they raise.
     """
 
     def __init__(self, controls, figures, readout, update, title, extra=None, panels=None,
@@ -541,7 +536,6 @@ class Explorer(W.VBox):
         self.readout = readout
         self._update = update
         self.last_update_seconds = float("nan")
-        self.error = None
         self.probe = WidthProbe()
         readout.layout.width = "100%"
         header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
@@ -579,8 +573,9 @@ class Explorer(W.VBox):
         return super()._repr_mimebundle_(**kwargs)
 
     def update(self, change=None):
-        """Recompute and redraw after a control changed; a refused value goes to the readout
-        (raising here would reach the kernel, and leave the explorer stuck on the value)."""
+        """Recompute and redraw after a control changed. A value the library refuses (ValueError,
+        TypeError) goes to the readout and ``error``, not into the kernel; the figures keep the
+        last picture until a valid combination. Other errors are bugs: they raise."""
         try:
             self._redraw()
         except (ValueError, TypeError) as error:
