@@ -15,6 +15,7 @@ from ._validation import (
     check_features,
     check_int,
     check_mask,
+    check_mask_columns,
     check_rho,
     check_simulable,
     check_target,
@@ -80,19 +81,22 @@ class SemiFeatureEstimator(BaseEstimator):
     def _check_data(self, X, y, W=None, needs_mask=True):
         """Checked (X, y, W), ``n_features_in_`` and ``feature_names_in_``; no privacy
         parameter is read."""
+        columns = getattr(X, "columns", None)
         X = check_X(self, X, reset=True)
         y = check_target(y, X.shape[0])
         if needs_mask or W is not None:
-            W = self._resolve_mask(X.shape, W)
+            W = self._resolve_mask(X.shape, W, columns)
         return X, y, W
 
-    def _resolve_mask(self, shape, W):
-        """The n x d mask from ``W``, else from ``private_features`` (aligned), else from ``s``."""
+    def _resolve_mask(self, shape, W, x_columns=None):
+        """The n x d mask from ``W`` (a DataFrame W must have X's columns ``x_columns``, in
+        order), else from ``private_features`` (aligned), else from ``s``."""
         n, d = shape
         private = getattr(self, "private_features", None)
         if W is not None:
             if private is not None:
                 raise ValueError("Pass either W to fit or private_features, not both.")
+            check_mask_columns(W, x_columns)
             return check_mask(W, (n, d))
         if private is not None:
             idx = check_feature_indices(private, d)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections import Counter
 
 import numpy as np
 from scipy import sparse as sp
@@ -112,8 +113,17 @@ def _column_names(data):
     return None if columns is None else [str(c) for c in columns]
 
 
+def _check_unique_columns(data, name):
+    """Refuse a DataFrame-like input naming two columns alike: which one is meant is a guess."""
+    repeated = [c for c, k in Counter(getattr(data, "columns", ())).items() if k > 1]
+    if repeated:
+        raise ValueError(f"{name} has duplicate column names {[_plain(c) for c in repeated]}; "
+                         "give every column its own name.")
+
+
 def _check_missing(data, name):
     """Refuse missing values (NaN, None, pd.NA) of a pandas input, with counts per column."""
+    _check_unique_columns(data, name)  # counts per column need one column per name
     isna = getattr(data, "isna", None)
     if isna is None:
         return
@@ -310,6 +320,31 @@ def check_mask(W, shape, name="W"):
         raise ValueError(f"{name} must contain only 0 and 1 (1 = protected); {int(bad.sum())} "
                          f"entries are not, the first at {first}: {_plain(W[first])!r}.")
     return W.astype(bool)
+
+
+def check_mask_columns(W, x_columns, name="W"):
+    """Refuse a DataFrame mask whose column names are not X's, in X's order.
+
+    W is read by position: a W with X's names in another order, or with other names, would
+    protect the wrong features without a word, and reordering it by name would be a guess.
+    ``x_columns`` are X's column labels (None for an array: then only the default labels
+    0..d-1 of ``pd.DataFrame(array)`` match).
+    """
+    if getattr(W, "columns", None) is None:
+        return
+    _check_unique_columns(W, name)
+    got = [_plain(c) for c in W.columns]
+    if x_columns is None:
+        if got != list(range(len(got))):
+            raise ValueError(f"{name} has column names {got} but X has none to match them "
+                             f"against; pass X as a DataFrame with these names, or {name} as "
+                             "an array (its columns in X's order).")
+        return
+    expected = [_plain(c) for c in x_columns]
+    if got != expected:
+        raise ValueError(f"{name}'s columns must be X's columns in X's order, {expected}, got "
+                         f"{got}: {name} is read by position, so another order would protect "
+                         f"the wrong features. Select them explicitly: {name}[X.columns].")
 
 
 def check_feature_indices(indices, n_features, name="private_features"):

@@ -77,12 +77,12 @@ def _encode_labels(y, n_samples, classes):
         )
         classes_ = np.unique(y)
     else:
-        classes_ = np.asarray(classes)
+        classes_ = _as_class_list(classes)
         _check_no_missing(classes_, "classes")
         if classes_.dtype == object:
             _check_one_label_type(classes_, "classes")
         try:
-            distinct = len(np.unique(classes_)) if classes_.ndim == 1 else -1
+            distinct = len(np.unique(classes_))
         except TypeError:  # objects with no order, such as dicts
             raise ValueError(f"classes must hold numbers or strings, got {classes!r}.") from None
         if distinct != len(classes_):
@@ -105,6 +105,24 @@ def _encode_labels(y, n_samples, classes):
     # The smallest signed integer type holding every code: one byte per user for K <= 128,
     # which keeps a fit on ten million users within its memory budget.
     return classes_, codes.astype(np.min_scalar_type(-len(classes_)))
+
+
+def _as_class_list(classes):
+    """``classes`` as a 1-D array; a set, a string or a single value is refused by name."""
+    if isinstance(classes, (set, frozenset)):
+        try:
+            example = repr(sorted(classes))
+        except TypeError:  # labels with no common order
+            example = f"sorted({classes!r})"
+        raise TypeError(f"classes is a set, which has no order; pass a sorted list instead, "
+                        f"e.g. classes={example}.")
+    if isinstance(classes, (str, bytes)):
+        raise TypeError(f"classes must be a list of labels, not a string: got {classes!r}; "
+                        "pass each label as an item of a list, e.g. ['yes', 'no'].")
+    classes_ = np.asarray(classes)
+    if classes_.ndim != 1:
+        raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}.")
+    return classes_
 
 
 def _check_no_missing(labels, name):
@@ -137,10 +155,11 @@ class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
 
     def _prepare_classification_fit(self, X, y, W, needs_mask):
         check_epsilon(self.epsilon)
+        columns = getattr(X, "columns", None)
         X = check_X(self, X, reset=True)
         self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
         if needs_mask or W is not None:
-            W = self._resolve_mask(X.shape, W)
+            W = self._resolve_mask(X.shape, W, columns)
         shares, _ = self._budget_shares(X.shape[1])
         check_simulable(self.epsilon, shares)
         return X, codes, W, as_generator(self.random_state)

@@ -287,6 +287,21 @@ def test_a_bad_label_set_is_refused_naming_classes(cls, classes, match):
         cls(classes=classes, **({"s": 1} if cls is HistOfTreeClassifier else {})).fit(X, y)
 
 
+@pytest.mark.parametrize("cls", [HistClassifier, HistOfTreeClassifier])
+@pytest.mark.parametrize(("classes", "error", "match"), [
+    ({0, 1}, TypeError, r"^classes is a set, which has no order; .* classes=\[0, 1\]"),
+    (frozenset({1, 0}), TypeError, r"^classes is a set, which has no order"),
+    ("ab", TypeError, r"^classes must be a list of labels, not a string: got 'ab'"),
+    (b"ab", TypeError, r"^classes must be a list of labels, not a string"),
+    (1, ValueError, r"^classes must be a 1-D list of distinct labels, got 1\."),
+    ({0: "a", 1: "b"}, ValueError, r"^classes must be a 1-D list of distinct labels"),
+])
+def test_a_label_set_of_the_wrong_kind_is_refused_naming_classes(cls, classes, error, match):
+    X, y = make_two_class(60, 0)  # a set used to give "iteration over a 0-d array"
+    with pytest.raises(error, match=match):
+        cls(classes=classes, **({"s": 1} if cls is HistOfTreeClassifier else {})).fit(X, y)
+
+
 # ---------------------------------------------------------------------------------------------
 # Input checks and scikit-learn conventions
 # ---------------------------------------------------------------------------------------------

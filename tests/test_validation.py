@@ -282,3 +282,54 @@ def test_masks_refuse_anything_but_zero_and_one(W, match):
         check_mask(sparse.csr_matrix(np.eye(2)), (2, 2))
     assert check_mask([[True, 0], [1.0, False]], (2, 2)).tolist() == [[True, False],
                                                                       [True, False]]
+
+
+ESTIMATORS = REGRESSORS + CLASSIFIERS
+NAMES = ["age", "bmi", "bp", "s1", "s2"]
+
+
+def _fit_with_mask(model, X_, W):
+    model = clone(model)
+    if getattr(model, "private_features", None) is not None:
+        model.set_params(private_features=None)  # W instead
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        return model.fit(X_, LABELS if hasattr(model, "classes") else Y, W)
+
+
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_a_dataframe_mask_must_name_the_columns_of_x_in_order(model):
+    frame = pd.DataFrame(X, columns=NAMES)
+    W = pd.DataFrame(np.zeros(X.shape, dtype=bool), columns=NAMES)
+    W["age"] = True
+    _fit_with_mask(model, frame, W)
+    _fit_with_mask(model, frame, W.to_numpy())  # an array is read by position
+    _fit_with_mask(model, X, pd.DataFrame(W.to_numpy()))  # default labels 0..d-1: positions
+    # reordered columns used to protect s2 instead of age, without a word
+    with pytest.raises(ValueError, match=r"W's columns must be X's columns in X's order, "
+                                         r"\['age', 'bmi', 'bp', 's1', 's2'\], got \['s2'"):
+        _fit_with_mask(model, frame, W[NAMES[::-1]])
+    with pytest.raises(ValueError, match="W's columns must be X's columns"):
+        _fit_with_mask(model, frame, W.set_axis(list("vwxyz"), axis=1))
+    with pytest.raises(ValueError, match="W's columns must be X's columns"):
+        _fit_with_mask(model, frame, pd.DataFrame(W.to_numpy()))
+    with pytest.raises(ValueError, match=r"W has column names .* but X has none"):
+        _fit_with_mask(model, X, W)
+
+
+def test_a_dataframe_mask_protects_the_features_it_names():
+    frame = pd.DataFrame(X, columns=NAMES)
+    W = pd.DataFrame(np.zeros(X.shape, dtype=bool), columns=NAMES)
+    W["age"] = True
+    model = HistOfTree(epsilon=2, y_bound=M, random_state=0).fit(frame, Y, W)
+    assert model.hist_axes_ == (0,)
+
+
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_duplicate_column_names_are_refused_naming_them(model):
+    names = ["age", "age", "bp", "s1", "s1"]
+    with pytest.raises(ValueError, match=r"X has duplicate column names \['age', 's1'\]"):
+        _fit(model, pd.DataFrame(X, columns=names))  # used to fail in pandas' truth value
+    W = pd.DataFrame(np.ones(X.shape, dtype=bool), columns=names)
+    with pytest.raises(ValueError, match=r"W has duplicate column names \['age', 's1'\]"):
+        _fit_with_mask(model, pd.DataFrame(X, columns=NAMES), W)

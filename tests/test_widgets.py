@@ -69,6 +69,54 @@ def test_same_axes_are_refused_with_a_message():
     assert "different" in explorer.readout.value
 
 
+REFUSED = [(widgets.partition_explorer, "hold", float("nan")),
+           (widgets.partition_explorer, "x_axis", None),
+           (widgets.partition_explorer, "y_axis", None),
+           (widgets.partition_explorer, "mask", None),
+           (widgets.partition_explorer, "cell_estimate", None),
+           (widgets.surface_explorer, "mask", None),
+           (widgets.surface_explorer, "cell_estimate", None),
+           (widgets.surface_explorer, "kind", None),
+           (widgets.bcdp_explorer, "zeta", float("nan")),
+           (widgets.mechanism_explorer, "rho", float("nan"))]
+
+
+@pytest.mark.parametrize(("make", "name", "bad"), REFUSED,
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_refused_control_value_is_shown_and_the_explorer_recovers(make, name, bad):
+    explorer = make()
+    widget, good = explorer.controls[name], explorer.controls[name].value
+    drawn, n_figures = _drawn(explorer), len(explorer.figures)
+    widget.value = bad  # from code: no front end stops it; nothing may raise into the kernel
+    assert name in explorer.error and name in explorer.readout.value
+    assert "\n" not in explorer.readout.value
+    assert not _changed(drawn, _drawn(explorer))  # the last picture stays
+    assert len(explorer.figures) == n_figures
+    epsilon = explorer.controls["epsilon"]
+    epsilon.value = _other_value(epsilon)
+    assert name in explorer.error and not _changed(drawn, _drawn(explorer))  # no raise
+    widget.value = good
+    assert explorer.error is None and "Not redrawn" not in explorer.readout.value
+    assert _changed(drawn, _drawn(explorer))  # the new epsilon is drawn now
+    assert np.isfinite(explorer.last_update_seconds)
+
+
+def test_a_bug_in_an_update_still_raises(monkeypatch):
+    explorer = widgets.mechanism_explorer()
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(views, "mechanism_view", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        explorer.controls["rho"].value = 0.3
+
+
+def test_a_bad_argument_of_an_explorer_raises():
+    with pytest.raises(ValueError, match="n"):
+        widgets.partition_explorer(n=1)
+
+
 def test_dashboard_builds_each_explorer_when_its_tab_is_opened():
     tabs = widgets.dashboard()
     assert isinstance(tabs, W.Tab)

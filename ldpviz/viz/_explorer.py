@@ -8,6 +8,7 @@ tick labels, axis titles, legends and colour bars keep their room at any width.
 
 from __future__ import annotations
 
+import html
 import time
 from copy import deepcopy
 from dataclasses import dataclass
@@ -508,6 +509,12 @@ def readout_html(items):
     return f"<div style='font-size:15px;line-height:1.6;white-space:normal'>{cells}</div>"
 
 
+def refusal_html(error):
+    """The readout for a control value the library refuses: its message, on one line."""
+    text = html.escape(" ".join(str(error).split()))
+    return f"<div style='font-size:15px;color:#b00020'><b>Not redrawn:</b> {text}</div>"
+
+
 # ----------------------------------------------------------------------------------------------
 # The explorer box
 # ----------------------------------------------------------------------------------------------
@@ -545,7 +552,7 @@ class Explorer(W.VBox):
             if hasattr(widget, "value"):
                 widget.observe(self.update, names="value")
         self.probe.observe(self._fit, names="width")
-        self.update()
+        self._redraw()  # a bad argument of the explorer itself raises, as for any function
         self._sync_figures()
 
     @property
@@ -566,8 +573,19 @@ class Explorer(W.VBox):
         return super()._repr_mimebundle_(**kwargs)
 
     def update(self, change=None):
+        """Recompute and redraw after a control changed. A value the library refuses (ValueError,
+        TypeError) goes to the readout and ``error``, not into the kernel; the figures keep the
+        last picture until a valid combination. Other errors are bugs: they raise."""
+        try:
+            self._redraw()
+        except (ValueError, TypeError) as error:
+            self.error = str(error)
+            self.readout.value = refusal_html(error)
+
+    def _redraw(self):
         start = time.perf_counter()
         self._update()
+        self.error = None
         for fig in self.figures:
             if not fig._ldpviz_drawn:  # not drawn yet: a view to come starts from this
                 sync_figure(fig)

@@ -6,6 +6,7 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
+from .._validation import check_choice
 from . import views
 from ._explorer import (
     BLACK,
@@ -284,13 +285,16 @@ def _z_range(out):
     return [float(np.floor(values.min() * 2) / 2), float(np.ceil(values.max() * 2) / 2)]
 
 
+KINDS = ("heatmap", "surface")
+
+
 def surface_explorer():
     """f* next to the privatised f~ and the non-private partition estimate on one slice,
     for the aligned or the personalized (W_gamma) protocol; heat maps or 3-D surfaces."""
     controls = {
         **_model_controls(),
         "n": choice_slider("n users", [(f"{v:,}", v) for v in N_STOPS], 10_000),
-        "kind": toggle("show as", [("heat maps", "heatmap"), ("3-D surfaces", "surface")],
+        "kind": toggle("show as", list(zip(("heat maps", "3-D surfaces"), KINDS, strict=True)),
                        "heatmap"),
         **_privacy_controls(),
         **_estimate_control(),
@@ -306,6 +310,7 @@ def surface_explorer():
 
     def update():
         c = {k: w.value for k, w in controls.items()}
+        check_choice(c["kind"], "kind", KINDS)  # anything else would draw 3-D surfaces
         personal = _personalized(controls)
         out = views.surface_view(epsilon=c["epsilon"], s_star=c["s_star"], depth=c["depth"],
                                  t=c["t"], n=c["n"], noise_seed=noise["seed"], mask=c["mask"],
