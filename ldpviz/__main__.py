@@ -113,10 +113,12 @@ def _epsilon(text):
 
 
 def _n_jobs(text):
-    value = _integer(-64, 64)(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must not be 0 (use 1, or -1 for every core)")
-    return value
+    from .reproduce.experiments import check_n_jobs
+
+    try:
+        return check_n_jobs(_integer(-(2**63))(text), "--n-jobs")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _fraction(text):
@@ -151,7 +153,8 @@ def _parser():
                        help=f"replications / random splits ({default}; fewer is faster and "
                             "noisier)")
         p.add_argument("--n-jobs", type=_n_jobs, default=1,
-                       help="parallel jobs (joblib; -1: all cores; default 1)")
+                       help="parallel jobs (joblib; -1: all cores; at most the number of "
+                            "cores; default 1)")
         p.add_argument("--out", type=Path, default=Path(default_out),
                        help=f"output folder (default {default_out})")
         p.add_argument("--seed", type=_integer(0, 2**63 - 1), default=0,

@@ -374,6 +374,10 @@ BAD = [
      "--reps"),
     ("n-jobs 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--n-jobs", "0"],
      "--n-jobs"),
+    ("n-jobs above the cores", lambda f, o: ["reproduce", "fig2a", "--n-jobs", "64"],
+     "--n-jobs <= "),  # 64 started 66 processes on 2 cores
+    ("n-jobs far below", lambda f, o: ["realdata", f["good"], "--target", "cost", "--n-jobs",
+                                       "-1000"], "--n-jobs >= "),
     ("seed text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--seed", "x"],
      "--seed"),
     ("test size 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--test-size",

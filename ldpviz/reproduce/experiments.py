@@ -40,6 +40,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pandas as pd
+from joblib.parallel import LokyBackend, MultiprocessingBackend, ThreadingBackend
 from scipy import stats
 from tqdm.auto import tqdm
 
@@ -49,7 +50,8 @@ from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_fu
 from ..masks import decade_mask, gamma_mask
 from ..partition import reuse_trees
 
-__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run"]
+__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "check_n_jobs",
+           "compare", "run"]
 
 # Bump when a change alters what a cached task would compute.
 CACHE_VERSION = 1
@@ -388,6 +390,41 @@ def _write_cache(path, rows):
     os.replace(tmp, path)  # atomic: a crash never leaves a truncated entry
 
 
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """``n_jobs`` as joblib reads it: None, k >= 1, or -k (every core but k - 1). On a local
+    backend (processes or threads) it may not exceed this machine's cores: each worker holds
+    its own copy of the data (n_jobs=1000 started 1000 processes). A remote backend (Dask)
+    is not capped by local cores."""
+    if n_jobs is None:
+        return None
+    n_jobs = check_int(n_jobs, name, -(2**63))
+    if n_jobs == 0:
+        raise ValueError(f"{name} must not be 0: use 1 (no parallelism) or -1 (every core).")
+    backend = joblib.parallel.get_active_backend()[0]
+    cores = joblib.cpu_count()
+    if isinstance(backend, _LOCAL_BACKENDS) and not -cores <= n_jobs <= cores:
+        raise ValueError(f"{name}={n_jobs} asks for more workers than this machine's {cores} "
+                         f"cores; use {name} <= {cores} (or -1 for every core)."
+                         if n_jobs > 0 else
+                         f"{name}={n_jobs} leaves no core of this machine's {cores}; use "
+                         f"{name} >= {-cores} (-1 is every core).")
+    return n_jobs
+
+
+_LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, ThreadingBackend)
+
+
+def check_cache_dir(cache_dir):
+    """``cache_dir`` as a Path (None: no cache), refusing an existing file."""
+    if cache_dir is None:
+        return None
+    if not isinstance(cache_dir, (str, os.PathLike)) or not str(cache_dir):
+        raise ValueError(f"cache_dir must be a folder path or None, got {cache_dir!r}.")
+    if Path(cache_dir).exists() and not Path(cache_dir).is_dir():
+        raise ValueError(f"cache_dir {str(cache_dir)!r} is a file, not a folder.")
+    return Path(cache_dir)
+
+
 def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
     """Fit every grid point of every arm on ``reps`` replications; return a tidy DataFrame.
 
@@ -402,7 +439,8 @@ def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
         Root of all randomness (see the module docstring).
     n_jobs : int or None
         joblib's ``n_jobs``; None uses joblib's default (1, or what ``parallel_config`` sets,
-        e.g. every Dask worker).
+        e.g. every Dask worker). With local workers at most the machine's cores
+        (:func:`check_n_jobs`); 0 is refused.
     progress : bool, default=True
         Show a tqdm progress bar (a widget in notebooks, text in terminals).
     cache_dir : str, Path or None
@@ -421,6 +459,8 @@ def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
     arms = _check_arms(arms)
     reps = check_int(reps, "reps", 1)
     seed = check_int(seed, "seed", 0)
+    n_jobs = check_n_jobs(n_jobs)
+    cache_dir = check_cache_dir(cache_dir)
     per_rep = sum(ROW_BYTES * len(arm.configs()) + ARM_REP_BYTES for arm in arms)
     check_budget("run", "reps", reps, {"max_bytes": reps * per_rep},
                  fits=get_config()["max_bytes"] // per_rep)
