@@ -137,7 +137,7 @@ def _minutes(text):
 
 def _parser():
     from .reproduce import paper
-    from .reproduce.whatif import METHODS
+    from .reproduce.whatif import MAX_MINUTES, METHODS
 
     figures, tables = tuple(paper.FIGURES), tuple(paper.TABLE_EPSILON)
 
@@ -241,6 +241,13 @@ def _parser():
                       help="how to encode non-numeric columns (default: the loader's)")
     real.add_argument("--drop-missing", action="store_true",
                       help="drop rows with missing values (default: refuse them)")
+    real.add_argument("--decimal", choices=(".", ","), default=".",
+                      help="decimal mark of the numbers in the CSV (default .)")
+    real.add_argument("--categorical-columns", nargs="+", default=None, metavar="COL",
+                      help="columns of numbers (codes, zip codes) or of numbers mixed with "
+                           "text to encode as categories")
+    real.add_argument("--max-categories", type=_integer(1), default=20,
+                      help="most levels of a text column encoded as categories (default 20)")
     real.add_argument("--test-size", type=_fraction, default=0.3,
                       help="share of rows held out in each split (default 0.3)")
     real.add_argument("--grid", action="append", default=None, metavar="METHOD.PARAM=V,V",
@@ -250,8 +257,8 @@ def _parser():
     real.add_argument("--methods", nargs="+", default=None, choices=list(METHODS),
                       metavar="KEY", help="methods to run (default all): "
                       + ", ".join(METHODS) + "; DT always runs")
-    real.add_argument("--max-minutes", type=_minutes, default=120.0,
-                      help="refuse a run estimated to take longer (default 120)")
+    real.add_argument("--max-minutes", type=_minutes, default=float(MAX_MINUTES),
+                      help=f"refuse a run estimated to take longer (default {MAX_MINUTES})")
     common(real, None, "ldpviz_results")
     return parser
 
@@ -422,6 +429,8 @@ def _realdata(args, argv):
     grids = _grids(args.grid)
     _check_once("--epsilon", [(e, f"{e:g}") for e in args.epsilon], "give each budget once")
     _check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
+    _check_once("--categorical-columns", [(c, c) for c in args.categorical_columns or []],
+                "give each column once")
     if args.label_range in ("declared", "independent") and args.y_range is None:
         raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
                          "of that public source.")
@@ -430,7 +439,9 @@ def _realdata(args, argv):
                          "--y-range, or name its source (declared or independent).")
     table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
                                    x_bounds=_bounds(args), categorical=args.categorical,
-                                   drop_missing=args.drop_missing)
+                                   drop_missing=args.drop_missing, decimal=args.decimal,
+                                   categorical_columns=args.categorical_columns,
+                                   max_categories=args.max_categories)
     names = table.feature_names
     private = whatif_data.resolve_columns(args.private, names, "--private")
     also = whatif_data.resolve_columns(args.personalized, names, "--personalized")

@@ -261,6 +261,26 @@ def test_realdata_reads_csv_files_with_a_byte_order_mark(tmp_path, capsys):
     assert "1 column(s) scaled with public bounds" in captured.out
 
 
+def test_realdata_reads_decimal_commas_codes_and_many_levels(tmp_path, capsys):
+    """The loader's options had no command-line spelling: such a file could not be analysed."""
+    rows = "".join(f"{i % 7},{i:02d};{'x9' if i % 5 == 0 else 1000 + i % 3};w{i % 30};"
+                   f"{i % 4},5\n" for i in range(60))
+    path = tmp_path / "semi.csv"
+    path.write_text("a;zip;word;y\n" + rows)
+    argv = ["realdata", str(path), "--target", "y", "--y-range", "0", "4", "--private", "a",
+            "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"), "--no-progress",
+            "--methods", "pardt", *TINY]
+    code, err = _run_main(argv, capsys)
+    assert code == 2 and "--decimal ," in err
+    code, err = _run_main([*argv, "--decimal", ","], capsys)
+    assert code == 2 and "--categorical-columns zip" in err
+    code, err = _run_main([*argv, "--decimal", ",", "--categorical-columns", "zip"], capsys)
+    assert code == 2 and "--max-categories" in err
+    code, err = _run_main([*argv, "--decimal", ",", "--categorical-columns", "zip",
+                           "--max-categories", "30"], capsys)
+    assert code == 0, err
+
+
 @pytest.mark.slow
 def test_realdata_on_200000_rows(tmp_path):
     path, _ = _table_csv(tmp_path, 200_000, 10)
