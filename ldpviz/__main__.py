@@ -135,6 +135,12 @@ def _minutes(text):
     return value
 
 
+def _folder(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty name")
+    return Path(text)
+
+
 def _parser():
     from .reproduce import paper
     from .reproduce.whatif import MAX_MINUTES, METHODS
@@ -155,7 +161,7 @@ def _parser():
         p.add_argument("--n-jobs", type=_n_jobs, default=1,
                        help="parallel jobs (joblib; -1: all cores; at most the number of "
                             "cores; default 1)")
-        p.add_argument("--out", type=Path, default=Path(default_out),
+        p.add_argument("--out", type=_folder, default=Path(default_out),
                        help=f"output folder (default {default_out})")
         p.add_argument("--seed", type=_integer(0, 2**63 - 1), default=0,
                        help="root seed, >= 0 (default 0)")
@@ -180,7 +186,7 @@ def _parser():
     common(rep, None, "ldpviz_results",
            reps_help="default 50 as in the paper; report: 30 for Figure 2 and 15 splits per "
                      "table, to fit 15 minutes on two cores")
-    rep.add_argument("--data-home", type=Path, default=None,
+    rep.add_argument("--data-home", type=_folder, default=None,
                      help="folder with the UCI files (tables; default $LDPVIZ_DATA, then "
                           "~/ldpviz_data, downloading if missing; the report never downloads)")
     rep.add_argument("--datasets", nargs="+", default=None, metavar="NAME",

@@ -334,6 +334,7 @@ def _bad_files(tmp_path):
     files["binary"] = str(tmp_path / "binary.csv")
     files["bounds header"] = _write(tmp_path, "bounds.csv", "name,low,high\nincome,0,1\n")
     files["a file"] = _write(tmp_path, "a_file.txt", "not a folder")
+    files["unnamed column"] = _write(tmp_path, "unnamed.csv", rows.replace("a,b,y", "a,,y"))
     return files
 
 
@@ -367,6 +368,11 @@ BAD = [
     ("reps 0 (report)", lambda f, o: ["reproduce", "report", "--reps", "0"], "--reps"),
     ("report out is a file", lambda f, o: ["reproduce", "report", "--quick", "--out",
                                            f["a file"]], "is a file"),
+    ("out empty", lambda f, o: ["reproduce", "fig2a", "--out", ""], "--out"),  # wrote to .
+    ("data home empty", lambda f, o: ["reproduce", "table1", "--data-home", " "],
+     "--data-home"),
+    ("unnamed column", lambda f, o: ["realdata", f["unnamed column"], "--target", "y",
+                                     "--out", o], "column 2 of the header has no name"),
     ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
     ("label range declared without y range", lambda f, o: [
         "realdata", f["good"], "--target", "cost", "--label-range", "declared"], "--y-range"),

@@ -190,7 +190,11 @@ def test_a_failed_source_falls_back_and_total_failure_says_what_to_do(tmp_path, 
     with pytest.raises(OSError, match="data_home") as info:
         load_uci("abalone", data_home=tmp_path / "b")
     assert "network is unreachable" in str(info.value)
-    assert list((tmp_path / "b").iterdir()) == []  # no half-written file is left behind
+    assert not (tmp_path / "b").exists()  # nor the folder it created (a mistyped data_home)
+    (tmp_path / "c").mkdir()
+    with pytest.raises(OSError, match="data_home"):
+        load_uci("abalone", data_home=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []  # no half-written file is left behind
 
 
 # ----------------------------------------------------------------------------------------------
@@ -400,6 +404,12 @@ def test_advice_names_the_option_in_python_and_on_the_command_line(tmp_path):
         load_csv(text, "y", y_range=(0, 5), max_categories=3)
     with pytest.raises(ValueError, match="decimal must be one of"):
         load_csv(text, "y", y_range=(0, 5), decimal=";")
+
+
+def test_a_header_with_an_unnamed_column_is_refused(tmp_path):
+    path = _write(tmp_path, "a,,y\n1,2,3\n2,3,4\n3,4,5\n", "unnamed.csv")
+    with pytest.raises(ValueError, match="column 2 of the header has no name"):
+        load_csv(path, "y", y_range=(0, 5))
 
 
 def test_single_column_semicolon_and_decimal_comma_files(tmp_path):

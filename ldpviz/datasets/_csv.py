@@ -66,6 +66,10 @@ def _read_text(path, sep):
         raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
     with open(path, encoding=ENCODING, newline="") as handle:
         header = [c.strip() for c in next(csv.reader(handle, delimiter=sep))]
+    unnamed = [j + 1 for j, c in enumerate(header) if not c]
+    if unnamed:
+        raise ValueError(f"{Path(path).name}: column {unnamed[0]} of the header has no name; "
+                         "name every column.")
     repeated = sorted({c for c in header if header.count(c) > 1})
     if repeated:
         raise ValueError(f"{Path(path).name} repeats the column names {repeated}; rename them.")
