@@ -198,6 +198,9 @@ def _parser():
                           "of independent public data on the same scale, e.g. the other "
                           "wine's), private (read off the private labels as the paper does: "
                           "leaks, for comparison only), or all; several are run side by side")
+    rep.add_argument("--max-minutes", type=_minutes, default=None,
+                     help=f"figures and tables: refuse a run estimated to take longer "
+                          f"(default {MAX_MINUTES})")
     rep.add_argument("--quick", action="store_true",
                      help="report: small samples and grids, 2 replications (tests the "
                           "pipeline in under a minute; not a reproduction)")
@@ -309,6 +312,9 @@ def _check_reproduce_options(args):
 
     kind = "report" if args.name == "report" else "table" if args.name.startswith("table") \
         else "figure"
+    if args.max_minutes is not None and kind == "report":
+        raise InputError("--max-minutes applies to figures and tables (the report's plan fits "
+                         "15 minutes on two cores), not report.")
     if args.quick and kind != "report":
         raise InputError(f"--quick applies to 'reproduce report' only, not {args.name}.")
     if args.label_range is not None and kind != "table":
@@ -340,6 +346,8 @@ def _reproduce(args, argv):
         return _report(args, argv)
     args.reps = 50 if args.reps is None else args.reps
     options = _run_options(args)
+    names = args.datasets or list(paper.TABLE_DATASETS)
+    _check_time(args, 1 if args.name in paper.FIGURES else len(names) * len(policies))
     if args.name in paper.FIGURES:
         results, best = paper.figure2(args.name, **options)
         x = paper.FIGURES[args.name][1]
@@ -351,7 +359,6 @@ def _reproduce(args, argv):
         return text, files
     from .datasets import load_uci
 
-    names = args.datasets or list(paper.TABLE_DATASETS)
     ranges = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # said once below
@@ -378,6 +385,27 @@ def _reproduce(args, argv):
             + "\n\n" + paper.LABEL_LDP_SENTENCE)
     files = paper.write_outputs(args.out, args.name, {"": best, "_summary": summary}, text=text)
     return text, files
+
+
+def _check_time(args, runs):
+    """Say what the run will take; refuse it beyond --max-minutes, naming --reps that fit."""
+    from .reproduce import paper
+    from .reproduce.runtime import duration
+    from .reproduce.whatif import MAX_MINUTES
+
+    limit = 60 * (MAX_MINUTES if args.max_minutes is None else args.max_minutes)
+    seconds = paper.estimate_seconds(args.name, args.reps, args.n_jobs, runs)
+    if seconds > limit:
+        fit = int(args.reps * limit / seconds)
+        hint = (f"--reps {fit} fits (about {duration(seconds * fit / args.reps)})" if fit
+                else "even 1 replication does not fit")
+        raise InputError(f"reproduce {args.name} with --reps {args.reps} is estimated at "
+                         f"{duration(seconds)}, more than --max-minutes "
+                         f"{limit / 60:g}: {hint}; more --n-jobs also helps, or raise "
+                         "--max-minutes.")
+    print(f"ldpviz reproduce {args.name}: {args.reps} replications, estimated at about "
+          f"{duration(seconds)} on an otherwise idle machine (--max-minutes {limit / 60:g})",
+          flush=True)
 
 
 def _report(args, argv):

@@ -73,6 +73,7 @@ def test_reproduce_fig2a_writes_csv_and_png(tmp_path, small_fig2a, capsys):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     printed = capsys.readouterr().out
     assert "HistOfTree s*=1" in printed and "fig2a.png" in printed
+    assert "fig2a: 2 replications, estimated at about" in printed  # said before it starts
     # the second run reads the cache and gives the same numbers
     assert main(["reproduce", "fig2a", "--reps", "2", "--out", str(tmp_path),
                  "--no-progress"]) == 0
@@ -368,6 +369,13 @@ BAD = [
     ("reps 0 (report)", lambda f, o: ["reproduce", "report", "--reps", "0"], "--reps"),
     ("report out is a file", lambda f, o: ["reproduce", "report", "--quick", "--out",
                                            f["a file"]], "is a file"),
+    ("reproduce too long", lambda f, o: ["reproduce", "table1", "--reps", "1000", "--out", o],
+     "is estimated at 2.4 h, more than --max-minutes 120: --reps 847 fits"),  # started silently
+    ("reproduce over the limit", lambda f, o: ["reproduce", "fig2c", "--reps", "50",
+                                               "--max-minutes", "0.1", "--out", o],
+     "--reps 12 fits"),
+    ("max minutes for the report", lambda f, o: ["reproduce", "report", "--max-minutes", "5",
+                                                 "--out", o], "--max-minutes applies to"),
     ("out empty", lambda f, o: ["reproduce", "fig2a", "--out", ""], "--out"),  # wrote to .
     ("data home empty", lambda f, o: ["reproduce", "table1", "--data-home", " "],
      "--data-home"),

@@ -40,7 +40,6 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pandas as pd
-from joblib.parallel import LokyBackend, MultiprocessingBackend, ThreadingBackend
 from scipy import stats
 from tqdm.auto import tqdm
 
@@ -49,6 +48,7 @@ from .._validation import check_int
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..masks import decade_mask, gamma_mask
 from ..partition import reuse_trees
+from .runtime import check_n_jobs
 
 __all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "check_n_jobs",
            "compare", "run"]
@@ -388,30 +388,6 @@ def _write_cache(path, rows):
     with os.fdopen(fd, "w") as handle:
         json.dump(rows, handle)
     os.replace(tmp, path)  # atomic: a crash never leaves a truncated entry
-
-
-def check_n_jobs(n_jobs, name="n_jobs"):
-    """``n_jobs`` as joblib reads it: None, k >= 1, or -k (every core but k - 1). On a local
-    backend (processes or threads) it may not exceed this machine's cores: each worker holds
-    its own copy of the data (n_jobs=1000 started 1000 processes). A remote backend (Dask)
-    is not capped by local cores."""
-    if n_jobs is None:
-        return None
-    n_jobs = check_int(n_jobs, name, -(2**63))
-    if n_jobs == 0:
-        raise ValueError(f"{name} must not be 0: use 1 (no parallelism) or -1 (every core).")
-    backend = joblib.parallel.get_active_backend()[0]
-    cores = joblib.cpu_count()
-    if isinstance(backend, _LOCAL_BACKENDS) and not -cores <= n_jobs <= cores:
-        raise ValueError(f"{name}={n_jobs} asks for more workers than this machine's {cores} "
-                         f"cores; use {name} <= {cores} (or -1 for every core)."
-                         if n_jobs > 0 else
-                         f"{name}={n_jobs} leaves no core of this machine's {cores}; use "
-                         f"{name} >= {-cores} (-1 is every core).")
-    return n_jobs
-
-
-_LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, ThreadingBackend)
 
 
 def check_cache_dir(cache_dir):

@@ -26,7 +26,6 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-import joblib
 import numpy as np
 import pandas as pd
 
@@ -38,6 +37,7 @@ from ..masks import decade_mask
 from . import whatif_answers as answers
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
+from .runtime import duration, effective_jobs
 from .whatif_data import copies_notes, resolve_columns
 from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here too)
     MAX_EPSILON,
@@ -283,17 +283,9 @@ def estimate_seconds(arms, reps, n_jobs):
         n = len(arm.configs()) * reps
         n_fits += n
         total += n * pilot[key]
-    jobs = _jobs(n_jobs, len(arms) * reps)
+    jobs = effective_jobs(n_jobs, len(arms) * reps)
     # Measured overhead beyond the fits (splits, masks, input checks, dispatch): about 30%.
     return 1.3 * total / jobs + (2.0 if jobs > 1 else 0.0), n_fits, jobs
-
-
-def _jobs(n_jobs, n_tasks):
-    cores = joblib.cpu_count()
-    if n_jobs is None:
-        n_jobs = 1
-    n_jobs = cores + 1 + n_jobs if n_jobs < 0 else n_jobs
-    return max(1, min(n_jobs, cores, n_tasks))
 
 
 def _plan(arms, reps, n_jobs, max_seconds, say):
@@ -302,37 +294,27 @@ def _plan(arms, reps, n_jobs, max_seconds, say):
     wanted = AUTO_REPS if reps is None else reps
     seconds, n_fits, jobs = estimate_seconds(arms, wanted, n_jobs)
     idle = f"with {jobs} job(s) on an otherwise idle machine"
-    text = f"{n_fits:,} fits, about {_duration(seconds)} {idle}"
+    text = f"{n_fits:,} fits, about {duration(seconds)} {idle}"
     fit = wanted if max_seconds is None or seconds <= max_seconds else \
         int(wanted * max_seconds / seconds)
     if reps is None and MIN_AUTO_REPS <= fit < wanted:
         say(f"plan: {wanted} splits would take {text}; running {fit} splits (about "
-            f"{_duration(seconds * fit / wanted)}) to stay within the time limit of "
-            f"{_duration(max_seconds)} (choose with reps / --reps)")
+            f"{duration(seconds * fit / wanted)}) to stay within the time limit of "
+            f"{duration(max_seconds)} (choose with reps / --reps)")
         return fit, f"{n_fits * fit // wanted:,} fits, about " \
-            f"{_duration(seconds * fit / wanted)} {idle}"
+            f"{duration(seconds * fit / wanted)} {idle}"
     if fit < wanted:
-        one = _duration(seconds / wanted)
-        hint = (f"a run with {fit} split(s) takes about {_duration(seconds * fit / wanted)}: "
+        one = duration(seconds / wanted)
+        hint = (f"a run with {fit} split(s) takes about {duration(seconds * fit / wanted)}: "
                 f"pass reps={fit} (--reps {fit})" if fit >= 1 else
                 f"even 1 split takes about {one}: use fewer epsilons or smaller grids")
-        raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits for "
+        raise ValueError(f"the run is estimated at {duration(seconds)} ({n_fits:,} fits for "
                          f"{wanted} splits), more than the time limit max_seconds="
-                         f"{max_seconds:g} ({_duration(max_seconds)}; --max-minutes on the "
+                         f"{max_seconds:g} ({duration(max_seconds)}; --max-minutes on the "
                          f"command line): {hint}; more jobs or smaller grids also help, and "
                          "max_seconds=None lifts the limit.")
     say(f"plan: {wanted} split{'s' if wanted != 1 else ''}: {text}")
     return wanted, text
-
-
-def _duration(seconds):
-    if seconds < 1:
-        return f"{seconds:.2g} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 # ----------------------------------------------------------------------------------------------
