@@ -373,7 +373,7 @@ BAD = [
      "is estimated at 2.4 h, more than --max-minutes 120: --reps 847 fits"),  # started silently
     ("reproduce over the limit", lambda f, o: ["reproduce", "fig2c", "--reps", "50",
                                                "--max-minutes", "0.1", "--out", o],
-     "--reps 12 fits"),
+     "--reps 6 fits"),
     ("max minutes for the report", lambda f, o: ["reproduce", "report", "--max-minutes", "5",
                                                  "--out", o], "--max-minutes applies to"),
     ("out empty", lambda f, o: ["reproduce", "fig2a", "--out", ""], "--out"),  # wrote to .
