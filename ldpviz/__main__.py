@@ -113,10 +113,12 @@ def _epsilon(text):
 
 
 def _n_jobs(text):
-    value = _integer(-64, 64)(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must not be 0 (use 1, or -1 for every core)")
-    return value
+    from .reproduce.experiments import check_n_jobs
+
+    try:
+        return check_n_jobs(_integer(-(2**63))(text), "--n-jobs")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _fraction(text):
@@ -133,9 +135,15 @@ def _minutes(text):
     return value
 
 
+def _folder(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty name")
+    return Path(text)
+
+
 def _parser():
     from .reproduce import paper
-    from .reproduce.whatif import METHODS
+    from .reproduce.whatif import MAX_MINUTES, METHODS
 
     figures, tables = tuple(paper.FIGURES), tuple(paper.TABLE_EPSILON)
 
@@ -151,8 +159,9 @@ def _parser():
                        help=f"replications / random splits ({default}; fewer is faster and "
                             "noisier)")
         p.add_argument("--n-jobs", type=_n_jobs, default=1,
-                       help="parallel jobs (joblib; -1: all cores; default 1)")
-        p.add_argument("--out", type=Path, default=Path(default_out),
+                       help="parallel jobs (joblib; -1: all cores; at most the number of "
+                            "cores; default 1)")
+        p.add_argument("--out", type=_folder, default=Path(default_out),
                        help=f"output folder (default {default_out})")
         p.add_argument("--seed", type=_integer(0, 2**63 - 1), default=0,
                        help="root seed, >= 0 (default 0)")
@@ -177,7 +186,7 @@ def _parser():
     common(rep, None, "ldpviz_results",
            reps_help="default 50 as in the paper; report: 30 for Figure 2 and 15 splits per "
                      "table, to fit 15 minutes on two cores")
-    rep.add_argument("--data-home", type=Path, default=None,
+    rep.add_argument("--data-home", type=_folder, default=None,
                      help="folder with the UCI files (tables; default $LDPVIZ_DATA, then "
                           "~/ldpviz_data, downloading if missing; the report never downloads)")
     rep.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
@@ -189,6 +198,9 @@ def _parser():
                           "of independent public data on the same scale, e.g. the other "
                           "wine's), private (read off the private labels as the paper does: "
                           "leaks, for comparison only), or all; several are run side by side")
+    rep.add_argument("--max-minutes", type=_minutes, default=None,
+                     help=f"figures and tables: refuse a run estimated to take longer "
+                          f"(default {MAX_MINUTES})")
     rep.add_argument("--quick", action="store_true",
                      help="report: small samples and grids, 2 replications (tests the "
                           "pipeline in under a minute; not a reproduction)")
@@ -238,6 +250,13 @@ def _parser():
                       help="how to encode non-numeric columns (default: the loader's)")
     real.add_argument("--drop-missing", action="store_true",
                       help="drop rows with missing values (default: refuse them)")
+    real.add_argument("--decimal", choices=(".", ","), default=".",
+                      help="decimal mark of the numbers in the CSV (default .)")
+    real.add_argument("--categorical-columns", nargs="+", default=None, metavar="COL",
+                      help="columns of numbers (codes, zip codes) or of numbers mixed with "
+                           "text to encode as categories")
+    real.add_argument("--max-categories", type=_integer(1), default=20,
+                      help="most levels of a text column encoded as categories (default 20)")
     real.add_argument("--test-size", type=_fraction, default=0.3,
                       help="share of rows held out in each split (default 0.3)")
     real.add_argument("--grid", action="append", default=None, metavar="METHOD.PARAM=V,V",
@@ -247,8 +266,8 @@ def _parser():
     real.add_argument("--methods", nargs="+", default=None, choices=list(METHODS),
                       metavar="KEY", help="methods to run (default all): "
                       + ", ".join(METHODS) + "; DT always runs")
-    real.add_argument("--max-minutes", type=_minutes, default=120.0,
-                      help="refuse a run estimated to take longer (default 120)")
+    real.add_argument("--max-minutes", type=_minutes, default=float(MAX_MINUTES),
+                      help=f"refuse a run estimated to take longer (default {MAX_MINUTES})")
     common(real, None, "ldpviz_results")
     return parser
 
@@ -293,6 +312,9 @@ def _check_reproduce_options(args):
 
     kind = "report" if args.name == "report" else "table" if args.name.startswith("table") \
         else "figure"
+    if args.max_minutes is not None and kind == "report":
+        raise InputError("--max-minutes applies to figures and tables (the report's plan fits "
+                         "15 minutes on two cores), not report.")
     if args.quick and kind != "report":
         raise InputError(f"--quick applies to 'reproduce report' only, not {args.name}.")
     if args.label_range is not None and kind != "table":
@@ -324,6 +346,8 @@ def _reproduce(args, argv):
         return _report(args, argv)
     args.reps = 50 if args.reps is None else args.reps
     options = _run_options(args)
+    names = args.datasets or list(paper.TABLE_DATASETS)
+    _check_time(args, 1 if args.name in paper.FIGURES else len(names) * len(policies))
     if args.name in paper.FIGURES:
         results, best = paper.figure2(args.name, **options)
         x = paper.FIGURES[args.name][1]
@@ -335,7 +359,6 @@ def _reproduce(args, argv):
         return text, files
     from .datasets import load_uci
 
-    names = args.datasets or list(paper.TABLE_DATASETS)
     ranges = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # said once below
@@ -362,6 +385,27 @@ def _reproduce(args, argv):
             + "\n\n" + paper.LABEL_LDP_SENTENCE)
     files = paper.write_outputs(args.out, args.name, {"": best, "_summary": summary}, text=text)
     return text, files
+
+
+def _check_time(args, runs):
+    """Say what the run will take; refuse it beyond --max-minutes, naming --reps that fit."""
+    from .reproduce import paper
+    from .reproduce.runtime import duration
+    from .reproduce.whatif import MAX_MINUTES
+
+    limit = 60 * (MAX_MINUTES if args.max_minutes is None else args.max_minutes)
+    seconds = paper.estimate_seconds(args.name, args.reps, args.n_jobs, runs)
+    if seconds > limit:
+        fit = int(args.reps * limit / seconds)
+        hint = (f"--reps {fit} fits (about {duration(seconds * fit / args.reps)})" if fit
+                else "even 1 replication does not fit")
+        raise InputError(f"reproduce {args.name} with --reps {args.reps} is estimated at "
+                         f"{duration(seconds)}, more than --max-minutes "
+                         f"{limit / 60:g}: {hint}; more --n-jobs also helps, or raise "
+                         "--max-minutes.")
+    print(f"ldpviz reproduce {args.name}: {args.reps} replications, estimated at about "
+          f"{duration(seconds)} on an otherwise idle machine (--max-minutes {limit / 60:g})",
+          flush=True)
 
 
 def _report(args, argv):
@@ -419,6 +463,8 @@ def _realdata(args, argv):
     grids = _grids(args.grid)
     _check_once("--epsilon", [(e, f"{e:g}") for e in args.epsilon], "give each budget once")
     _check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
+    _check_once("--categorical-columns", [(c, c) for c in args.categorical_columns or []],
+                "give each column once")
     if args.label_range in ("declared", "independent") and args.y_range is None:
         raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
                          "of that public source.")
@@ -427,7 +473,9 @@ def _realdata(args, argv):
                          "--y-range, or name its source (declared or independent).")
     table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
                                    x_bounds=_bounds(args), categorical=args.categorical,
-                                   drop_missing=args.drop_missing)
+                                   drop_missing=args.drop_missing, decimal=args.decimal,
+                                   categorical_columns=args.categorical_columns,
+                                   max_categories=args.max_categories)
     names = table.feature_names
     private = whatif_data.resolve_columns(args.private, names, "--private")
     also = whatif_data.resolve_columns(args.personalized, names, "--personalized")

@@ -73,6 +73,7 @@ def test_reproduce_fig2a_writes_csv_and_png(tmp_path, small_fig2a, capsys):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     printed = capsys.readouterr().out
     assert "HistOfTree s*=1" in printed and "fig2a.png" in printed
+    assert "fig2a: 2 replications, estimated at about" in printed  # said before it starts
     # the second run reads the cache and gives the same numbers
     assert main(["reproduce", "fig2a", "--reps", "2", "--out", str(tmp_path),
                  "--no-progress"]) == 0
@@ -261,6 +262,26 @@ def test_realdata_reads_csv_files_with_a_byte_order_mark(tmp_path, capsys):
     assert "1 column(s) scaled with public bounds" in captured.out
 
 
+def test_realdata_reads_decimal_commas_codes_and_many_levels(tmp_path, capsys):
+    """The loader's options had no command-line spelling: such a file could not be analysed."""
+    rows = "".join(f"{i % 7},{i:02d};{'x9' if i % 5 == 0 else 1000 + i % 3};w{i % 30};"
+                   f"{i % 4},5\n" for i in range(60))
+    path = tmp_path / "semi.csv"
+    path.write_text("a;zip;word;y\n" + rows)
+    argv = ["realdata", str(path), "--target", "y", "--y-range", "0", "4", "--private", "a",
+            "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"), "--no-progress",
+            "--methods", "pardt", *TINY]
+    code, err = _run_main(argv, capsys)
+    assert code == 2 and "--decimal ," in err
+    code, err = _run_main([*argv, "--decimal", ","], capsys)
+    assert code == 2 and "--categorical-columns zip" in err
+    code, err = _run_main([*argv, "--decimal", ",", "--categorical-columns", "zip"], capsys)
+    assert code == 2 and "--max-categories" in err
+    code, err = _run_main([*argv, "--decimal", ",", "--categorical-columns", "zip",
+                           "--max-categories", "30"], capsys)
+    assert code == 0, err
+
+
 @pytest.mark.slow
 def test_realdata_on_200000_rows(tmp_path):
     path, _ = _table_csv(tmp_path, 200_000, 10)
@@ -314,6 +335,7 @@ def _bad_files(tmp_path):
     files["binary"] = str(tmp_path / "binary.csv")
     files["bounds header"] = _write(tmp_path, "bounds.csv", "name,low,high\nincome,0,1\n")
     files["a file"] = _write(tmp_path, "a_file.txt", "not a folder")
+    files["unnamed column"] = _write(tmp_path, "unnamed.csv", rows.replace("a,b,y", "a,,y"))
     return files
 
 
@@ -347,6 +369,18 @@ BAD = [
     ("reps 0 (report)", lambda f, o: ["reproduce", "report", "--reps", "0"], "--reps"),
     ("report out is a file", lambda f, o: ["reproduce", "report", "--quick", "--out",
                                            f["a file"]], "is a file"),
+    ("reproduce too long", lambda f, o: ["reproduce", "table1", "--reps", "1000", "--out", o],
+     "is estimated at 2.4 h, more than --max-minutes 120: --reps 847 fits"),  # started silently
+    ("reproduce over the limit", lambda f, o: ["reproduce", "fig2c", "--reps", "50",
+                                               "--max-minutes", "0.1", "--out", o],
+     "--reps 6 fits"),
+    ("max minutes for the report", lambda f, o: ["reproduce", "report", "--max-minutes", "5",
+                                                 "--out", o], "--max-minutes applies to"),
+    ("out empty", lambda f, o: ["reproduce", "fig2a", "--out", ""], "--out"),  # wrote to .
+    ("data home empty", lambda f, o: ["reproduce", "table1", "--data-home", " "],
+     "--data-home"),
+    ("unnamed column", lambda f, o: ["realdata", f["unnamed column"], "--target", "y",
+                                     "--out", o], "column 2 of the header has no name"),
     ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
     ("label range declared without y range", lambda f, o: [
         "realdata", f["good"], "--target", "cost", "--label-range", "declared"], "--y-range"),
@@ -374,6 +408,10 @@ BAD = [
      "--reps"),
     ("n-jobs 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--n-jobs", "0"],
      "--n-jobs"),
+    ("n-jobs above the cores", lambda f, o: ["reproduce", "fig2a", "--n-jobs", "64"],
+     "--n-jobs <= "),  # 64 started 66 processes on 2 cores
+    ("n-jobs far below", lambda f, o: ["realdata", f["good"], "--target", "cost", "--n-jobs",
+                                       "-1000"], "--n-jobs >= "),
     ("seed text", lambda f, o: ["realdata", f["good"], "--target", "cost", "--seed", "x"],
      "--seed"),
     ("test size 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--test-size",

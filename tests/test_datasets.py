@@ -190,7 +190,11 @@ def test_a_failed_source_falls_back_and_total_failure_says_what_to_do(tmp_path, 
     with pytest.raises(OSError, match="data_home") as info:
         load_uci("abalone", data_home=tmp_path / "b")
     assert "network is unreachable" in str(info.value)
-    assert list((tmp_path / "b").iterdir()) == []  # no half-written file is left behind
+    assert not (tmp_path / "b").exists()  # nor the folder it created (a mistyped data_home)
+    (tmp_path / "c").mkdir()
+    with pytest.raises(OSError, match="data_home"):
+        load_uci("abalone", data_home=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []  # no half-written file is left behind
 
 
 # ----------------------------------------------------------------------------------------------
@@ -366,6 +370,48 @@ def test_inf_and_missing_values_are_errors_with_counts_or_dropped_on_request(tmp
     assert "Dropped 3 rows" in dropped.summary
 
 
+@pytest.mark.parametrize(("text", "shown"), [
+    ('"48,910.85"', "48,910.85"), ('"1,234,567"', "1,234,567"), ("12%", "12%"),
+    ("-3.5 %", "-3.5 %")])
+def test_numbers_with_thousands_separators_or_percent_signs_must_be_cleaned(tmp_path, text,
+                                                                            shown):
+    """Read as categories they were ordered as text ('100%' before '9%'); the advice was to
+    raise max_categories."""
+    rows = "".join(f"{i},{text if i == 3 else i},{i}\n" for i in range(10))
+    path = _write(tmp_path, "a,b,y\n" + rows, "formatted.csv")
+    with pytest.raises(ValueError, match=f"column 'b' holds numbers written with thousands "
+                                         f"separators or percent signs .*line 5.*{shown!r}"):
+        load_csv(path, "y", y_range=(0, 10))
+    path = _write(tmp_path, "a,b,y\n" + "".join(f"{i},{text},{i}\n" for i in range(10)),
+                  "all_formatted.csv")
+    with pytest.raises(ValueError, match="clean the column first"):
+        load_csv(path, "y", y_range=(0, 10))
+    percent = _write(tmp_path, "a;b;y\n1;12,5%;1\n2;3%;2\n", "percent.csv")
+    with pytest.raises(ValueError, match="percent signs"):
+        load_csv(percent, "y", y_range=(0, 4), decimal=",")
+
+
+def test_advice_names_the_option_in_python_and_on_the_command_line(tmp_path):
+    mixed = _write(tmp_path, "a,zip,y\n1,1000,1\n2,x9,2\n3,2000,3\n", "mixed.csv")
+    with pytest.raises(ValueError, match=r"categorical_columns=\['zip'\] \(--categorical-col"
+                                         r"umns zip on the command line\)"):
+        load_csv(mixed, "y", y_range=(0, 4))
+    holes = _write(tmp_path, "a,b,y\n1,,1\n2,3,2\n3,4,3\n", "holes.csv")
+    with pytest.raises(ValueError, match=r"missing='drop' \(--drop-missing on the command"):
+        load_csv(holes, "y", y_range=(0, 4))
+    text = _write(tmp_path, "a,b,y\n" + "".join(f"{i},w{i},{i}\n" for i in range(5)), "t.csv")
+    with pytest.raises(ValueError, match=r"raise max_categories \(--max-categories on the"):
+        load_csv(text, "y", y_range=(0, 5), max_categories=3)
+    with pytest.raises(ValueError, match="decimal must be one of"):
+        load_csv(text, "y", y_range=(0, 5), decimal=";")
+
+
+def test_a_header_with_an_unnamed_column_is_refused(tmp_path):
+    path = _write(tmp_path, "a,,y\n1,2,3\n2,3,4\n3,4,5\n", "unnamed.csv")
+    with pytest.raises(ValueError, match="column 2 of the header has no name"):
+        load_csv(path, "y", y_range=(0, 5))
+
+
 def test_single_column_semicolon_and_decimal_comma_files(tmp_path):
     single = _write(tmp_path, "y\n1\n2\n3\n", "single.csv")
     with pytest.raises(ValueError, match="needs at least one feature besides the target"):
@@ -373,7 +419,8 @@ def test_single_column_semicolon_and_decimal_comma_files(tmp_path):
     semi = _write(tmp_path, "a;b;y\n1.5;2;1\n2.5;3;2\n3.5;5;3\n", "semi.csv")
     np.testing.assert_allclose(load_csv(semi, "y", y_range=(0, 4)).X[:, 0], [0, 0.5, 1])
     comma = _write(tmp_path, "a;b;y\n1,5;2;1\n2,5;3;2\n3,5;5;3\n", "comma.csv")
-    with pytest.raises(ValueError, match=r"'1,5' \(a decimal comma\? pass decimal=','\)"):
+    with pytest.raises(ValueError, match=r"'1,5' \(a decimal comma\? pass decimal=',', "
+                                         "--decimal , on the command line"):
         load_csv(comma, "y", y_range=(0, 4))
     np.testing.assert_allclose(load_csv(comma, "y", y_range=(0, 4), decimal=",").X[:, 0],
                                [0, 0.5, 1])

@@ -16,6 +16,7 @@ from ldpviz.reproduce.experiments import (
     SplitData,
     SyntheticData,
     best_over_grid,
+    check_n_jobs,
     compare,
     run,
 )
@@ -170,6 +171,23 @@ def test_bad_runner_input_names_the_argument():
     clash = Arm("m", NoisyMean, SyntheticData(50), labels={"mse": 1})
     with pytest.raises(ValueError, match="clash"):
         run([clash], reps=1, progress=False)
+
+
+def test_n_jobs_is_checked_and_at_most_the_cores(tmp_path):
+    import joblib
+
+    cores = joblib.cpu_count()
+    (tmp_path / "file").write_text("x")
+    for n_jobs, match in ((cores + 1, f"n_jobs <= {cores}"), (1000, "more workers than"),
+                          (-cores - 1, f"n_jobs >= {-cores}"), (0, "must not be 0"),
+                          ("2", "must be an integer"), (2.5, "must be an integer")):
+        with pytest.raises(ValueError, match=match):  # 1000 started 1000 processes
+            run(_arms(), reps=1, n_jobs=n_jobs, progress=False)
+    with pytest.raises(ValueError, match=r"cache_dir .* is a file"):
+        run(_arms(), reps=1, progress=False, cache_dir=tmp_path / "file")
+    assert check_n_jobs(-cores) == -cores and check_n_jobs(None) is None
+    with joblib.parallel_config(backend="sequential"):  # starts no local workers: not capped
+        assert check_n_jobs(1000) == 1000
 
 
 def test_compare_marks_a_consistent_winner_and_ranks():

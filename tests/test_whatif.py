@@ -219,6 +219,16 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"max_seconds": 1e-9}, "even 1 split takes about"),
     ({"test_size": 0.95}, "at least 10 and 3"),
     ({"grids": {"tree": {"max_depth": (12,)}}}, "reference tree DT"),
+    # checked before the pilot fits, each by name; nothing parsed from text or guessed
+    ({"n_jobs": "2"}, "n_jobs must be an integer"), ({"n_jobs": 2.5}, "n_jobs must be an int"),
+    ({"n_jobs": 0}, "n_jobs must not be 0"), ({"n_jobs": 10_000}, "n_jobs <= "),
+    ({"n_jobs": -10_000}, "n_jobs >= "),
+    ({"max_seconds": "10"}, "max_seconds must be a real"), ({"max_seconds": -1}, "max_seconds"),
+    ({"y_range": "03"}, "y_range must be two numbers"),
+    ({"y_range": (False, True)}, "y_range must be two numbers"),
+    ({"methods": []}, "at least one method"), ({"methods": ["pardt", "pardt"]}, "more than once"),
+    ({"methods": "pardt"}, "list of keys"),
+    ({"feature_names": "abc"}, "feature_names must be a list"),
 ])
 def test_bad_arguments_are_refused_by_name(kwargs, match):
     rng = np.random.default_rng(0)
@@ -226,6 +236,65 @@ def test_bad_arguments_are_refused_by_name(kwargs, match):
     kwargs = {"y_range": (0, 1), "reps": 2, "grids": TINY, **kwargs}
     with pytest.raises(ValueError, match=match):
         whatif(X, y, **kwargs)
+
+
+def test_argument_checks_come_before_any_fit(tmp_path, monkeypatch):
+    from ldpviz.reproduce import whatif as module
+
+    def no_pilot(*args):
+        raise AssertionError("the pilot ran")
+
+    monkeypatch.setattr(module, "estimate_seconds", no_pilot)
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 3)), rng.random(40)
+    (tmp_path / "file").write_text("x")
+    for kwargs, error, match in (
+            ({"log": 5}, TypeError, "log must be a callable"),
+            ({"cache_dir": tmp_path / "file"}, ValueError, "cache_dir .* is a file"),
+            ({"max_seconds": "10"}, ValueError, "max_seconds"),
+            ({"n_jobs": 1000}, ValueError, "n_jobs=1000 asks for more workers"),
+            ({"y": np.array(["1.5"] * 40)}, ValueError, "y must hold numbers"),
+            ({"y": [True] * 40}, ValueError, "y must hold numbers")):
+        kwargs = {"y": y, "private": [0], "y_range": (0, 2), "reps": 2, "grids": TINY,
+                  **kwargs}
+        with pytest.raises(error, match=match):
+            whatif(X, **kwargs)
+
+
+def test_numpy_scalars_are_numbers():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 3)), rng.random(40)
+    out = whatif(X, y, private=[0], y_range=(np.float32(0), np.int64(1)), reps=2, grids=TINY,
+                 test_size=np.float32(0.3), methods=["pardt"], epsilons=(2,))
+    assert out.choices["test_size"] == pytest.approx(0.3)
+
+
+def test_a_dataframe_names_its_columns():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((40, 3)), columns=["age", "income", "score"])
+    y = rng.random(40)
+    run = functools.partial(whatif, y=y, y_range=(0, 1), reps=2, grids=TINY, methods=["pardt"],
+                            epsilons=(2,))
+    assert run(X, private=["age"]).choices["private"] == ["age"]
+    assert run(X, private=["age"], feature_names=["age", "income", "score"]).choices[
+        "feature_names"] == ["age", "income", "score"]
+    # reordered columns with the old names: "score" would have been protected silently
+    with pytest.raises(ValueError, match=r"feature_names .* differ from the columns"):
+        run(X[["score", "income", "age"]], private=["age"],
+            feature_names=["age", "income", "score"])
+
+
+def test_the_default_time_limit_is_the_command_line_s(monkeypatch):
+    from ldpviz.__main__ import _parser
+    from ldpviz.reproduce import whatif as module
+
+    assert _parser().parse_args(["realdata", "x.csv", "--target", "y"]).max_minutes == \
+        module.MAX_MINUTES
+    monkeypatch.setattr(module, "estimate_seconds",
+                        lambda arms, reps, n_jobs: (7.1 * 3600 * reps / 20, 552 * reps, 1))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"max_seconds=7200 .*pass reps=5 \(--reps 5\)"):
+        whatif(rng.random((40, 3)), rng.random(40), y_range=(0, 1), grids=TINY)
 
 
 def test_the_time_limit_runs_fewer_splits_or_refuses(monkeypatch):

@@ -102,12 +102,25 @@ def parse_column(values, decimal="."):
     return numbers, missing, ~missing & np.isnan(numbers)
 
 
+#: Numbers written for people: thousands separators ("48,910.85", "1.234,5") or a percent sign.
+_FORMATTED = {".": r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?|[+-]?(\d+\.?\d*|\.\d+)\s*%",
+              ",": r"[+-]?\d{1,3}([. ]\d{3})+(,\d*)?|[+-]?(\d+,?\d*|,\d+)\s*%"}
+
+
+def formatted_numbers(values, decimal="."):
+    """Where a column of text holds numbers with thousands separators or a percent sign (read
+    as categories they would be ordered as text: they must be cleaned, not guessed at)."""
+    pattern = _FORMATTED.get(decimal, _FORMATTED["."])
+    return values.astype("string").str.strip().str.fullmatch(pattern).fillna(False) \
+        .to_numpy(dtype=bool)
+
+
 def describe_text(column, values, text, decimal=".", source="the file"):
     """The error for a numeric column holding text: the column, the line and the value."""
     first = int(np.flatnonzero(text)[0])
     value = str(values.iloc[first]).strip()
     hint = ""
     if decimal == "." and re.fullmatch(r"[+-]?\d+,\d+", value):
-        hint = " (a decimal comma? pass decimal=',')"
+        hint = " (a decimal comma? pass decimal=',', --decimal , on the command line)"
     return (f"column {column!r} should hold numbers but {_rows(text)} of {source} "
             f"{'hold' if text.sum() > 1 else 'holds'} text, e.g. {value!r}{hint}")

@@ -20,6 +20,7 @@ from ._common import (
     _ranking,
     _rows,
     describe_text,
+    formatted_numbers,
     parse_column,
 )
 
@@ -65,6 +66,10 @@ def _read_text(path, sep):
         raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
     with open(path, encoding=ENCODING, newline="") as handle:
         header = [c.strip() for c in next(csv.reader(handle, delimiter=sep))]
+    unnamed = [j + 1 for j, c in enumerate(header) if not c]
+    if unnamed:
+        raise ValueError(f"{Path(path).name}: column {unnamed[0]} of the header has no name; "
+                         "name every column.")
     repeated = sorted({c for c in header if header.count(c) > 1})
     if repeated:
         raise ValueError(f"{Path(path).name} repeats the column names {repeated}; rename them.")
@@ -133,6 +138,7 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     check_choice(categorical, "categorical", CATEGORICAL)
     check_choice(missing, "missing", MISSING)
     max_categories = check_int(max_categories, "max_categories", 1)
+    check_choice(decimal, "decimal", (".", ","))
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"path {str(path)!r} does not exist or is not a file.")
@@ -160,12 +166,21 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         if decimal == "." and column not in asked and values.str.strip().str.fullmatch(
                 r"[+-]?\d+,\d+").any():
             raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}.")
+        formatted = text & formatted_numbers(values, decimal)
+        if column not in asked and formatted.any():
+            raise ValueError(
+                f"column {column!r} holds numbers written with thousands separators or percent "
+                f"signs ({_rows(formatted)} of {path.name}, e.g. "
+                f"{values[formatted].iloc[0].strip()!r}): they are not read as numbers, and as "
+                "categories they would be ordered as text; clean the column first (remove the "
+                "separators and '%' signs).")
         if column in asked or (text.any() and no_number):
             numbers[column] = None  # plainly text (or asked for): categorical, encoded below
             infinite = np.zeros(len(frame), dtype=bool)
         elif text.any():
             raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "
-                             f"the file, or pass categorical_columns=[{column!r}] to encode "
+                             f"the file, or pass categorical_columns=[{column!r}] "
+                             f"(--categorical-columns {column} on the command line) to encode "
                              "the column as categories.")
         else:
             numbers[column] = parsed
@@ -180,7 +195,8 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
                            holes.items())
         if missing == "error":
             raise ValueError(f"{path.name} has {listed} (first at {_rows(bad_rows, 1)}). Fix "
-                             "or impute them, or pass missing='drop' to drop those rows.")
+                             "or impute them, or pass missing='drop' (--drop-missing on the "
+                             "command line) to drop those rows.")
         n_dropped = int(bad_rows.sum())
     keep = ~bad_rows
     if keep.sum() < 2:
@@ -216,7 +232,7 @@ def _features(text, numbers, keep, target, categorical, max_categories):
             raise ValueError(
                 f"column {column!r} is not numeric and has {len(levels)} distinct values "
                 f"(more than max_categories={max_categories}), so it cannot be encoded; "
-                "drop it or raise max_categories.")
+                "drop it or raise max_categories (--max-categories on the command line).")
         columns[column] = values
         encoded[column] = (categorical, levels)
     features = pd.DataFrame(columns)

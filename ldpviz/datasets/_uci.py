@@ -137,7 +137,7 @@ def _data_home(data_home):
 
 def _fetch(spec, home):
     """Download ``spec`` into ``home`` (the cache); return the path of the data file."""
-    errors = []
+    errors, created = [], not home.exists()
     for url, member in spec.sources:
         target = home / (member or spec.files[0])
         try:
@@ -155,6 +155,8 @@ def _fetch(spec, home):
             return target
         except (OSError, zipfile.BadZipFile) as exc:  # URLError is an OSError
             errors.append(f"{url}: {exc}")
+    if created and home.is_dir() and not any(home.iterdir()):
+        home.rmdir()  # a mistyped data_home is not left behind
     raise OSError(
         f"Could not download the {spec.name} dataset into {home} ({'; '.join(errors)}). "
         f"Put a copy of {spec.files[0]} there, or pass data_home / set LDPVIZ_DATA to a folder "

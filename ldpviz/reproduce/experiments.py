@@ -48,8 +48,10 @@ from .._validation import check_int
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..masks import decade_mask, gamma_mask
 from ..partition import reuse_trees
+from .runtime import check_n_jobs
 
-__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run"]
+__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "check_n_jobs",
+           "compare", "run"]
 
 # Bump when a change alters what a cached task would compute.
 CACHE_VERSION = 1
@@ -388,6 +390,17 @@ def _write_cache(path, rows):
     os.replace(tmp, path)  # atomic: a crash never leaves a truncated entry
 
 
+def check_cache_dir(cache_dir):
+    """``cache_dir`` as a Path (None: no cache), refusing an existing file."""
+    if cache_dir is None:
+        return None
+    if not isinstance(cache_dir, (str, os.PathLike)) or not str(cache_dir):
+        raise ValueError(f"cache_dir must be a folder path or None, got {cache_dir!r}.")
+    if Path(cache_dir).exists() and not Path(cache_dir).is_dir():
+        raise ValueError(f"cache_dir {str(cache_dir)!r} is a file, not a folder.")
+    return Path(cache_dir)
+
+
 def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
     """Fit every grid point of every arm on ``reps`` replications; return a tidy DataFrame.
 
@@ -402,7 +415,8 @@ def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
         Root of all randomness (see the module docstring).
     n_jobs : int or None
         joblib's ``n_jobs``; None uses joblib's default (1, or what ``parallel_config`` sets,
-        e.g. every Dask worker).
+        e.g. every Dask worker). With local workers at most the machine's cores
+        (:func:`check_n_jobs`); 0 is refused.
     progress : bool, default=True
         Show a tqdm progress bar (a widget in notebooks, text in terminals).
     cache_dir : str, Path or None
@@ -421,6 +435,8 @@ def run(arms, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None):
     arms = _check_arms(arms)
     reps = check_int(reps, "reps", 1)
     seed = check_int(seed, "seed", 0)
+    n_jobs = check_n_jobs(n_jobs)
+    cache_dir = check_cache_dir(cache_dir)
     per_rep = sum(ROW_BYTES * len(arm.configs()) + ARM_REP_BYTES for arm in arms)
     check_budget("run", "reps", reps, {"max_bytes": reps * per_rep},
                  fits=get_config()["max_bytes"] // per_rep)

@@ -76,6 +76,7 @@ from ..datasets import LABEL_RANGE_POLICIES, load_uci
 from ..estimators import HistOfTree
 from ..viz import plots
 from .experiments import Arm, Mask, SplitData, SyntheticData, best_over_grid, compare, run
+from .runtime import effective_jobs
 
 # Appendix C.1 grids.
 HOT_GRID = {"rho": (0.5, 0.7, 0.9), "depth": (1, 2, 4, 6), "t": (1, 2, 3)}
@@ -99,6 +100,17 @@ FIG2D_GAMMAS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
 TABLE_EPSILON = {"table1": 2, "table2": 1, "table3": 4}
 #: The four datasets with local copies (/work/shared/data); "qsar-fish" can be added.
 TABLE_DATASETS = ("abalone", "qsar-aquatic", "wine-red", "wine-white")
+#: CPU seconds per replication on the 2-core development machine, full grids
+#: (:mod:`ldpviz.reproduce.reproduction`): a Figure 2 panel; a table, per dataset and policy.
+SECONDS_PER_REP = {"fig2a": 6.0, "fig2b": 4.0, "fig2c": 1.0, "fig2d": 6.0, "table": 8.5 / 4}
+
+
+def estimate_seconds(name, reps, n_jobs=None, runs=1):
+    """Rough wall time of a figure panel, or of a table over ``runs`` (dataset, label-range
+    policy) pairs, on an otherwise idle machine (cached results not counted)."""
+    tasks = reps * runs
+    per_rep = SECONDS_PER_REP["table" if name in TABLE_EPSILON else name]
+    return per_rep * tasks / effective_jobs(n_jobs, tasks)
 ALIGNED_METHODS = ("HistOfTree ME", "HistOfTree CART", "ParDT", "Hist", "KRR")
 PERSONALIZED_METHODS = ("HistOfTree ME", "HistOfTree CART", "AdHistOfTree ME",
                         "AdHistOfTree CART", "ParDT", "Hist", "KRR")

@@ -22,8 +22,6 @@ a few timed pilot fits before it starts (``max_seconds`` refuses runs that would
 
 from __future__ import annotations
 
-import math
-import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -31,23 +29,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    MIN_Y_BOUND,
-    PrivacyWarning,
-    check_choice,
-    check_epsilon,
-    check_features,
-    check_int,
-)
+from .._validation import check_features, check_int
 from ..adhistoftree import AdHistOfTree
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
-from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
 from ..estimators import HistOfTree
 from ..masks import decade_mask
 from . import whatif_answers as answers
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
+from .runtime import duration, effective_jobs
 from .whatif_data import copies_notes, resolve_columns
+from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here too)
+    MAX_EPSILON,
+    MAX_EPSILONS,
+    MAX_LABEL,
+    MAX_MINUTES,
+    check_epsilons,
+    check_labels,
+    check_methods,
+    check_options,
+    column_names,
+)
 
 __all__ = ["METHODS", "DecadeMask", "WhatIf", "plot_whatif", "whatif", "whatif_summary"]
 
@@ -61,15 +63,8 @@ METHODS = {
     "hot0": ("HistOfTree s=0", "label"), "labeldt": ("LabelDT", "label"),
 }
 REFERENCE = "DT"
-#: Largest epsilon accepted: beyond it the noise is negligible and AdHistOfTree's selection
-#: grows without bound.
-MAX_EPSILON = 1000.0
-#: Most values of epsilons in one run: each runs every method's grid on every split.
-MAX_EPSILONS = 50
 #: With more protected columns than this, the cost is not attributed column by column.
 MAX_ATTRIBUTED = 12
-#: Largest |label| and label-range half-width: beyond it squared test errors overflow.
-MAX_LABEL = 1e100
 NONE = "(none)"
 #: Fewest training and test rows per split the analysis accepts.
 MIN_TRAIN, MIN_TEST = 10, 3
@@ -153,83 +148,6 @@ class WhatIf:
         if self.ranking is not None:
             out += answers.cost_sentences(self.costs, self.ranking)
         return out
-
-
-# ----------------------------------------------------------------------------------------------
-# Inputs
-# ----------------------------------------------------------------------------------------------
-def _check_epsilons(epsilons):
-    values = np.atleast_1d(np.asarray(epsilons, dtype=object)).tolist()
-    if not values:
-        raise ValueError("epsilons must contain at least one value.")
-    if len(values) > MAX_EPSILONS:
-        raise ValueError(f"epsilons has {len(values):,} values; at most {MAX_EPSILONS} (each "
-                         "one runs every method's whole grid on every split).")
-    out = set()
-    for e in values:
-        e = check_epsilon(e, "epsilons")
-        if not e <= MAX_EPSILON:
-            raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
-                             f"non-private tree DT is the no-privacy reference), got {e!r}.")
-        if e in out:  # not dropped silently
-            raise ValueError(f"epsilons lists {e:g} twice; give each budget once.")
-        out.add(e)
-    return sorted(out)
-
-
-#: Where a given label range comes from, per label-range policy (as in ``reproduce table1``).
-_GIVEN_SOURCES = {None: "given (public)",
-                  "declared": "given: the public scale the label is declared on",
-                  "independent": "given: the range of independent public data on the same "
-                                 "scale"}
-
-
-def _check_labels(y, n, y_range, policy=None):
-    y = np.asarray(y, dtype=float)
-    if y.shape != (n,):
-        raise ValueError(f"y must have one value per row of X ({n}), got shape {y.shape}.")
-    if not np.all(np.isfinite(y)):
-        raise ValueError(f"y has {int(np.sum(~np.isfinite(y)))} NaN or infinite values.")
-    if not np.max(np.abs(y), initial=0.0) < MAX_LABEL:  # errors were inf: "empty argmin"
-        raise ValueError(f"y has values too large (|y| >= {MAX_LABEL:g}): their squared errors "
-                         "overflow; rescale the label (and y_range), e.g. to thousands.")
-    if policy is not None:
-        check_choice(policy, "label_range", tuple(LABEL_RANGE_POLICIES))
-    if policy == "private" and y_range is not None:
-        raise ValueError("label_range='private' reads the range off the labels: it takes no "
-                         f"y_range, got {y_range!r}.")
-    if policy in ("declared", "independent") and y_range is None:
-        raise ValueError(f"label_range={policy!r} needs y_range: the (lo, hi) of that public "
-                         "source.")
-    source, y_range_given = _GIVEN_SOURCES.get(policy), y_range is not None
-    if y_range is None:
-        warnings.warn(("label_range='private'" if policy else "y_range was not given")
-                      + ", so the label range was read off the private labels: this leaks, "
-                      "and a deployment must fix it in advance.", PrivacyWarning, stacklevel=3)
-        y_range, source = (float(y.min()), float(y.max())), PRIVATE_RANGE_SOURCE
-    try:
-        lo, hi = (float(v) for v in y_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"y_range must be two numbers (lo, hi), got {y_range!r}.") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ValueError(f"y_range must be finite with lo < hi, got {y_range!r}"
-                         + (" (the labels are constant)" if source.startswith("read") else "")
-                         + ".")
-    if not (hi - lo) / 2 < MAX_LABEL:
-        raise ValueError(f"y_range {y_range!r} is too wide for squared errors in floating "
-                         "point; rescale the label (for example to thousands).")
-    if (hi - lo) / 2 < MIN_Y_BOUND:
-        raise ValueError(f"y_range {y_range!r} is too narrow for squared errors in floating "
-                         f"point (half-width below {MIN_Y_BOUND:g}); rescale the label.")
-    clipped = float(np.mean((y < lo) | (y > hi)))
-    if clipped > 0.01:
-        warnings.warn(f"the label range ({lo:g}, {hi:g}) clips {clipped:.1%} of the labels "
-                      "(more than 1%): every method estimates the clipped label.", UserWarning,
-                      stacklevel=3)
-    return y, (lo, hi), {"y_range": [lo, hi], "y_range_source": source,
-                         "label_range_policy": policy or ("given" if y_range_given else
-                                                          "private"),
-                         "labels_clipped": clipped}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -365,17 +283,9 @@ def estimate_seconds(arms, reps, n_jobs):
         n = len(arm.configs()) * reps
         n_fits += n
         total += n * pilot[key]
-    jobs = _jobs(n_jobs, len(arms) * reps)
+    jobs = effective_jobs(n_jobs, len(arms) * reps)
     # Measured overhead beyond the fits (splits, masks, input checks, dispatch): about 30%.
     return 1.3 * total / jobs + (2.0 if jobs > 1 else 0.0), n_fits, jobs
-
-
-def _jobs(n_jobs, n_tasks):
-    cores = os.cpu_count() or 1
-    if n_jobs is None:
-        n_jobs = 1
-    n_jobs = cores + 1 + n_jobs if n_jobs < 0 else n_jobs
-    return max(1, min(n_jobs, cores, n_tasks))
 
 
 def _plan(arms, reps, n_jobs, max_seconds, say):
@@ -384,35 +294,27 @@ def _plan(arms, reps, n_jobs, max_seconds, say):
     wanted = AUTO_REPS if reps is None else reps
     seconds, n_fits, jobs = estimate_seconds(arms, wanted, n_jobs)
     idle = f"with {jobs} job(s) on an otherwise idle machine"
-    text = f"{n_fits:,} fits, about {_duration(seconds)} {idle}"
+    text = f"{n_fits:,} fits, about {duration(seconds)} {idle}"
     fit = wanted if max_seconds is None or seconds <= max_seconds else \
         int(wanted * max_seconds / seconds)
     if reps is None and MIN_AUTO_REPS <= fit < wanted:
         say(f"plan: {wanted} splits would take {text}; running {fit} splits (about "
-            f"{_duration(seconds * fit / wanted)}) to stay within the time limit of "
-            f"{_duration(max_seconds)} (choose with reps / --reps)")
+            f"{duration(seconds * fit / wanted)}) to stay within the time limit of "
+            f"{duration(max_seconds)} (choose with reps / --reps)")
         return fit, f"{n_fits * fit // wanted:,} fits, about " \
-            f"{_duration(seconds * fit / wanted)} {idle}"
+            f"{duration(seconds * fit / wanted)} {idle}"
     if fit < wanted:
-        one = _duration(seconds / wanted)
-        hint = (f"a run with {fit} split(s) takes about {_duration(seconds * fit / wanted)}"
-                if fit >= 1 else f"even 1 split takes about {one}: use fewer epsilons or "
-                "smaller grids")
-        raise ValueError(f"the run is estimated at {_duration(seconds)} ({n_fits:,} fits for "
-                         f"{wanted} splits), more than the limit of {_duration(max_seconds)}: "
-                         f"{hint}; more jobs or smaller grids also help.")
+        one = duration(seconds / wanted)
+        hint = (f"a run with {fit} split(s) takes about {duration(seconds * fit / wanted)}: "
+                f"pass reps={fit} (--reps {fit})" if fit >= 1 else
+                f"even 1 split takes about {one}: use fewer epsilons or smaller grids")
+        raise ValueError(f"the run is estimated at {duration(seconds)} ({n_fits:,} fits for "
+                         f"{wanted} splits), more than the time limit max_seconds="
+                         f"{max_seconds:g} ({duration(max_seconds)}; --max-minutes on the "
+                         f"command line): {hint}; more jobs or smaller grids also help, and "
+                         "max_seconds=None lifts the limit.")
     say(f"plan: {wanted} split{'s' if wanted != 1 else ''}: {text}")
     return wanted, text
-
-
-def _duration(seconds):
-    if seconds < 1:
-        return f"{seconds:.2g} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -441,8 +343,8 @@ def _expand(best, paradigms):
 
 def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilons=(1, 2, 4),
            reps=20, y_range=None, label_range=None, test_size=0.3, seed=0, n_jobs=None,
-           progress=False, cache_dir=None, grids=None, methods=None, max_seconds=None,
-           name="data", provenance=None, log=None):
+           progress=False, cache_dir=None, grids=None, methods=None,
+           max_seconds=60 * MAX_MINUTES, name="data", provenance=None, log=None):
     """What does protecting these columns cost at each epsilon, and which method wins?
 
     Parameters
@@ -457,6 +359,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         users also protects the first ``len(private)`` of these columns, 1 in 100 the next,
         and so on. None: the aligned paradigm only.
     feature_names : list of str or None
+        None: a DataFrame X's columns, else x0, x1, ... (given with a DataFrame, they must
+        equal its columns).
     epsilons : sequence of float in (0, 1000], default=(1, 2, 4)
     reps : int or None, default=20
         Random train/test splits (the paper uses 50). None: 20, or as many as fit in
@@ -470,14 +374,17 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         independent public data on the same scale) need ``y_range``; "private" reads it off
         ``y`` (leaks; for comparison only) and takes none. None: "given" or "private".
     test_size : float, default=0.3
-    seed, n_jobs, progress, cache_dir : see :func:`ldpviz.reproduce.experiments.run`.
+    seed, n_jobs, progress, cache_dir : see :func:`ldpviz.reproduce.experiments.run`
+        (with local workers, n_jobs is at most the machine's cores).
     grids : dict or None
         Candidate values replacing the rule's (:func:`ldpviz.reproduce.grids.whatif_grids`).
     methods : list of str or None
-        Keys of :data:`METHODS` to run (default all); DT, the reference, always runs.
-    max_seconds : float or None
+        Keys of :data:`METHODS` to run, each once (default all); DT, the reference, always
+        runs.
+    max_seconds : float or None, default=7200 (:data:`MAX_MINUTES`, as the command line)
         Refuse (ValueError) a run estimated to take longer, naming a number of splits that
-        fits (with ``reps=None``, run fewer splits instead when at least 5 fit).
+        fits (with ``reps=None``, run fewer splits instead when at least 5 fit). None: no
+        limit.
     name : str
         Names the data in the cache key and the report.
     provenance : dict or None
@@ -490,14 +397,12 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     -------
     WhatIf
     """
+    test_size, n_jobs, progress, cache_dir, max_seconds = check_options(
+        test_size, n_jobs, progress, cache_dir, max_seconds, log)
     say = log or (lambda text: None)
-    X = check_features(X, "X")
+    names, X = X, check_features(X, "X")
     n, d = X.shape
-    names = [str(c) for c in feature_names] if feature_names is not None \
-        else [f"x{j}" for j in range(d)]
-    if len(names) != d or len(set(names)) != d:
-        raise ValueError(f"feature_names must hold {d} distinct names, one per column of X, "
-                         f"got {len(names)} ({len(set(names))} distinct).")
+    names = column_names(names, feature_names, d)
     private = resolve_columns(private, names, "private")
     if private == []:
         raise ValueError("private must name at least one column (None: the per-column costs).")
@@ -508,18 +413,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         if set(also) & set(private):
             raise ValueError(f"personalized repeats columns of private: "
                              f"{_names(names, sorted(set(also) & set(private)))}.")
-    epsilons = _check_epsilons(epsilons)
+    epsilons = check_epsilons(epsilons)
     reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)
-    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) \
-            or not 0 < test_size < 1:
-        raise ValueError(f"test_size must be a number strictly between 0 and 1, got "
-                         f"{test_size!r}.")
-    keys = list(METHODS) if methods is None else list(methods)
-    unknown = [m for m in keys if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods has unknown keys {unknown}; known: {list(METHODS)}.")
-    y, y_range, label_choices = _check_labels(y, n, y_range, label_range)
+    keys = check_methods(methods, METHODS)
+    y, y_range, label_choices = check_labels(y, n, y_range, label_range)
     n_train = n - round(test_size * n)
     if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
         raise ValueError(f"X has {n} rows: with test_size={test_size:g} that leaves "

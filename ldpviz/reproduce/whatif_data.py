@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from .._validation import PrivacyWarning
+from .._validation import PrivacyWarning, check_bool
 from ..datasets import load_csv
 from ..datasets._csv import ENCODING, utf8_errors
 
@@ -69,7 +69,7 @@ def _check_bounds(name, pair):
 
 
 def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
-               drop_missing=False):
+               drop_missing=False, decimal=".", categorical_columns=None, max_categories=20):
     """A CSV as features in [0, 1] and raw labels, with the public choices recorded.
 
     Parameters
@@ -87,6 +87,9 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         columns); None keeps its default.
     drop_missing : bool, default=False
         Drop rows with missing values (their number is reported) instead of refusing them.
+    decimal, categorical_columns, max_categories
+        Passed to :func:`ldpviz.datasets.load_csv` (the decimal mark, columns of numbers to
+        encode as categories, the most levels of a text column).
 
     Returns
     -------
@@ -95,7 +98,9 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         (as given), ``choices`` (the feature box, clipped shares, rows dropped) and
         ``data_bounds`` (the columns whose bounds were read off the data).
     """
-    options = {"missing": "drop" if drop_missing else "error"}
+    options = {"missing": "drop" if check_bool(drop_missing, "drop_missing") else "error",
+               "decimal": decimal, "categorical_columns": categorical_columns,
+               "max_categories": max_categories}
     if categorical is not None:
         options["categorical"] = categorical
     if y_range is not None:

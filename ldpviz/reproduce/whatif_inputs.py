@@ -1,0 +1,186 @@
+"""The checks of :func:`ldpviz.reproduce.whatif.whatif`'s arguments, all made before the pilot
+fits: each error names the argument; nothing is guessed, parsed from text or dropped."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .._validation import (
+    MIN_Y_BOUND,
+    PrivacyWarning,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_real,
+)
+from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
+from .experiments import check_cache_dir, check_n_jobs
+
+#: Default time limit of the what-if, in minutes (``max_seconds``; ``--max-minutes``).
+MAX_MINUTES = 120
+#: Largest epsilon accepted: beyond it the noise is negligible and AdHistOfTree's selection
+#: grows without bound.
+MAX_EPSILON = 1000.0
+#: Most values of epsilons in one run: each runs every method's grid on every split.
+MAX_EPSILONS = 50
+#: Largest |label| and label-range half-width: beyond it squared test errors overflow.
+MAX_LABEL = 1e100
+
+
+def check_options(test_size, n_jobs, progress, cache_dir, max_seconds, log):
+    """The run's options, checked before anything is fitted."""
+    test_size = check_real(test_size, "test_size", 0, 1, low_open=True, high_open=True)
+    if max_seconds is not None:
+        max_seconds = check_real(max_seconds, "max_seconds", 0, low_open=True)
+    if log is not None and not callable(log):
+        raise TypeError(f"log must be a callable taking one line of text (e.g. print) or "
+                        f"None, got {log!r}.")
+    return (test_size, check_n_jobs(n_jobs), check_bool(progress, "progress"),
+            check_cache_dir(cache_dir), max_seconds)
+
+
+def column_names(X, names, d):
+    """The names of the d columns of X: a DataFrame's own, else ``names``, else x0, x1, ..."""
+    if isinstance(names, str):
+        raise ValueError(f"feature_names must be a list of names, one per column, got "
+                         f"{names!r}.")
+    given = None if names is None else [str(c) for c in names]
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        own = [str(c) for c in columns]
+        if given is not None and given != own:
+            raise ValueError(f"feature_names {given[:12]} differ from the columns of the "
+                             f"DataFrame X {own[:12]}: drop feature_names (X's columns name "
+                             "the features) or give them in X's order.")
+        given = own
+    names = given if given is not None else [f"x{j}" for j in range(d)]
+    if len(names) != d or len(set(names)) != d:
+        raise ValueError(f"feature_names must hold {d} distinct names, one per column of X, "
+                         f"got {len(names)} ({len(set(names))} distinct).")
+    return names
+
+
+def check_methods(methods, known):
+    """The method keys to run: all of ``known`` for None, else each known key once."""
+    if methods is None:
+        return list(known)
+    if isinstance(methods, str):
+        raise ValueError(f"methods must be a list of keys, e.g. [{methods!r}], got {methods!r}.")
+    keys = list(methods)
+    unknown = [m for m in keys if m not in known]
+    if unknown:
+        raise ValueError(f"methods has unknown keys {unknown}; known: {list(known)}.")
+    if not keys:
+        raise ValueError("methods must name at least one method (None: all of them; DT, the "
+                         "reference, always runs).")
+    twice = sorted({m for m in keys if keys.count(m) > 1})
+    if twice:
+        raise ValueError(f"methods lists {twice} more than once; give each method once.")
+    return keys
+
+
+def check_epsilons(epsilons):
+    values = np.atleast_1d(np.asarray(epsilons, dtype=object)).tolist()
+    if not values:
+        raise ValueError("epsilons must contain at least one value.")
+    if len(values) > MAX_EPSILONS:
+        raise ValueError(f"epsilons has {len(values):,} values; at most {MAX_EPSILONS} (each "
+                         "one runs every method's whole grid on every split).")
+    out = set()
+    for e in values:
+        e = check_epsilon(e, "epsilons")
+        if not e <= MAX_EPSILON:
+            raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
+                             f"non-private tree DT is the no-privacy reference), got {e!r}.")
+        if e in out:  # not dropped silently
+            raise ValueError(f"epsilons lists {e:g} twice; give each budget once.")
+        out.add(e)
+    return sorted(out)
+
+
+#: Where a given label range comes from, per label-range policy (as in ``reproduce table1``).
+_GIVEN_SOURCES = {None: "given (public)",
+                  "declared": "given: the public scale the label is declared on",
+                  "independent": "given: the range of independent public data on the same "
+                                 "scale"}
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _numeric_labels(y):
+    """y as floats: numbers only (text such as '3' or booleans are refused, not converted)."""
+    arr = np.asarray(y)
+    if arr.dtype.kind in "iuf":
+        return arr.astype(float)
+    flat = arr.ravel()
+    bad = next((i for i, v in enumerate(flat) if not _is_number(v)), None) \
+        if arr.dtype.kind == "O" else 0
+    if bad is None:
+        return arr.astype(float)
+    value = flat[bad] if len(flat) else None
+    value = value.item() if isinstance(value, np.generic) else value
+    raise ValueError(f"y must hold numbers (ldpviz does regression), but entry {bad} is "
+                     f"{value!r} (dtype {arr.dtype}); convert the labels explicitly first.")
+
+
+def _pair(y_range):
+    """(lo, hi) from two numbers; a string ('03') or booleans are refused."""
+    try:
+        ok = not isinstance(y_range, (str, bytes)) and len(y_range) == 2 \
+            and all(_is_number(v) for v in y_range)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"y_range must be two numbers (lo, hi), got {y_range!r}.")
+    return float(y_range[0]), float(y_range[1])
+
+
+def check_labels(y, n, y_range, policy=None):
+    y = _numeric_labels(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have one value per row of X ({n}), got shape {y.shape}.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"y has {int(np.sum(~np.isfinite(y)))} NaN or infinite values.")
+    if not np.max(np.abs(y), initial=0.0) < MAX_LABEL:  # errors were inf: "empty argmin"
+        raise ValueError(f"y has values too large (|y| >= {MAX_LABEL:g}): their squared errors "
+                         "overflow; rescale the label (and y_range), e.g. to thousands.")
+    if policy is not None:
+        check_choice(policy, "label_range", tuple(LABEL_RANGE_POLICIES))
+    if policy == "private" and y_range is not None:
+        raise ValueError("label_range='private' reads the range off the labels: it takes no "
+                         f"y_range, got {y_range!r}.")
+    if policy in ("declared", "independent") and y_range is None:
+        raise ValueError(f"label_range={policy!r} needs y_range: the (lo, hi) of that public "
+                         "source.")
+    source, y_range_given = _GIVEN_SOURCES.get(policy), y_range is not None
+    if y_range is None:
+        warnings.warn(("label_range='private'" if policy else "y_range was not given")
+                      + ", so the label range was read off the private labels: this leaks, "
+                      "and a deployment must fix it in advance.", PrivacyWarning, stacklevel=3)
+        y_range, source = (float(y.min()), float(y.max())), PRIVATE_RANGE_SOURCE
+    lo, hi = _pair(y_range)
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise ValueError(f"y_range must be finite with lo < hi, got {y_range!r}"
+                         + (" (the labels are constant)" if source.startswith("read") else "")
+                         + ".")
+    if not (hi - lo) / 2 < MAX_LABEL:
+        raise ValueError(f"y_range {y_range!r} is too wide for squared errors in floating "
+                         "point; rescale the label (for example to thousands).")
+    if (hi - lo) / 2 < MIN_Y_BOUND:
+        raise ValueError(f"y_range {y_range!r} is too narrow for squared errors in floating "
+                         f"point (half-width below {MIN_Y_BOUND:g}); rescale the label.")
+    clipped = float(np.mean((y < lo) | (y > hi)))
+    if clipped > 0.01:
+        warnings.warn(f"the label range ({lo:g}, {hi:g}) clips {clipped:.1%} of the labels "
+                      "(more than 1%): every method estimates the clipped label.", UserWarning,
+                      stacklevel=3)
+    return y, (lo, hi), {"y_range": [lo, hi], "y_range_source": source,
+                         "label_range_policy": policy or ("given" if y_range_given else
+                                                          "private"),
+                         "labels_clipped": clipped}
