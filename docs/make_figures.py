@@ -27,7 +27,7 @@ def main(out, reps=10):
         "tradeoff": plots.plot_tradeoff(),
     }
     for name in ("fig2a", "fig2b", "fig2c", "fig2d"):
-        _, best = paper.figure2(name, reps=reps, n_jobs=2, progress=False)
+        _, best = paper.figure2(name, reps=reps, n_jobs=-1, progress=False)
         figures[name] = paper.plot_figure2(name, best)
     for name, fig in figures.items():
         fig.savefig(out / f"{name}.png", dpi=90)
