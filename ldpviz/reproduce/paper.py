@@ -111,6 +111,8 @@ def estimate_seconds(name, reps, n_jobs=None, runs=1):
     tasks = reps * runs
     per_rep = SECONDS_PER_REP["table" if name in TABLE_EPSILON else name]
     return per_rep * tasks / effective_jobs(n_jobs, tasks)
+
+
 ALIGNED_METHODS = ("HistOfTree ME", "HistOfTree CART", "ParDT", "Hist", "KRR")
 PERSONALIZED_METHODS = ("HistOfTree ME", "HistOfTree CART", "AdHistOfTree ME",
                         "AdHistOfTree CART", "ParDT", "Hist", "KRR")
