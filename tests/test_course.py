@@ -65,3 +65,21 @@ def test_panel_with_floor_keeps_the_floor_in_view():
                          "mse": [0.5, 0.6, 0.55, 0.2, 0.25, 0.22]})
     fig = panel_with_floor(runs, floor=0.01)
     assert fig.axes[0].get_ylim()[0] <= 0.01
+
+
+def test_summaries_refuse_missing_columns_and_mixed_settings():
+    runs = _runs()
+    with pytest.raises(ValueError, match="no column 'setting'"):
+        mean_2se(runs, "setting")
+    with pytest.raises(ValueError, match="no column 'error'"):
+        paired_gap(runs, "arm", "a", "b", y="error")
+    with pytest.raises(ValueError, match="no column 'config_id'"):
+        best_per_value(runs, "arm")
+    # two settings (say two epsilons) stacked: a paired gap would average them silently
+    twice = pd.concat([runs.assign(epsilon=1.0), runs.assign(epsilon=4.0)])
+    with pytest.raises(ValueError, match="several rows per"):
+        paired_gap(twice, "arm", "a", "b")
+    rows = [{"t": t, "config_id": 0, "rep": r, "mse": 1.0, "epsilon": e}
+            for t in (1, 2) for r in range(3) for e in (1.0, 4.0)]
+    with pytest.raises(ValueError, match="several rows per"):
+        best_per_value(pd.DataFrame(rows), "t")

@@ -16,6 +16,23 @@ from matplotlib.patches import Rectangle
 from .plots import COLORS, LEGEND_INSIDE_MAX, STYLE, figure2_panel, series_legend
 
 
+def _check_columns(results, columns, owner):
+    """Refuse a table without the columns a helper reads, naming them (not a bare KeyError)."""
+    wanted = [columns] if isinstance(columns, str) else list(columns)
+    missing = [c for c in wanted if c not in getattr(results, "columns", ())]
+    if missing:
+        shown = list(getattr(results, "columns", []))[:12]
+        raise ValueError(f"{owner}: results has no column {', '.join(map(repr, missing))}; "
+                         f"its columns are {shown}.")
+
+
+def _check_one_row_each(results, keys, owner):
+    """Refuse a table with several rows per ``keys``: averaging them would mix settings."""
+    if results.duplicated(keys).any():
+        raise ValueError(f"{owner}: results has several rows per ({', '.join(keys)}); keep "
+                         "one setting first (e.g. one epsilon), or these would be averaged.")
+
+
 def mean_2se(results, by, y="mse"):
     """Mean of ``y`` over replications and two standard errors, per value of ``by``.
 
@@ -33,6 +50,7 @@ def mean_2se(results, by, y="mse"):
         ``mean``, ``2 SE`` (two standard errors of the mean, ``2 s / sqrt(reps)``), ``reps``
         and ``mean ± 2 SE`` as text (3 significant decimals), one row per group.
     """
+    _check_columns(results, [*([by] if isinstance(by, str) else by), y], "mean_2se")
     stats = results.groupby(by, sort=True)[y].agg(["mean", "std", "count"])
     out = pd.DataFrame({"mean": stats["mean"],
                         "2 SE": 2 * stats["std"] / np.sqrt(stats["count"]),
@@ -54,6 +72,8 @@ def paired_gap(results, by, first, second, y="mse", pair="rep"):
     (float, float)
         The mean difference and two standard errors of it.
     """
+    _check_columns(results, [pair, by, y], "paired_gap")
+    _check_one_row_each(results[results[by].isin([first, second])], [pair, by], "paired_gap")
     wide = results.pivot_table(index=pair, columns=by, values=y)
     diff = (wide[first] - wide[second]).dropna()
     if len(diff) < 2:
@@ -172,10 +192,12 @@ def best_per_value(results, param, y="mse", pair="rep"):
         best grid point (paired by replication, so columns can be subtracted).
     """
     point = ["arm", "config_id"] if "arm" in results else ["config_id"]  # ids are per arm
+    _check_columns(results, [param, *point, y, pair], "best_per_value")
     means = results.groupby([param, *point])[y].mean()
     chosen = {(value, *means.loc[value].idxmin()) if len(point) > 1 else
               (value, means.loc[value].idxmin()) for value in means.index.unique(level=0)}
     keep = [key in chosen for key in zip(*(results[c] for c in (param, *point)), strict=True)]
+    _check_one_row_each(results[keep], [pair, param], "best_per_value")
     return results[keep].pivot_table(index=pair, columns=param, values=y)
 
 
