@@ -301,6 +301,28 @@ def within_budget(sizes, n_report=0):
     return all(size <= _limit(key, n_report, config) for key, size in sizes.items())
 
 
+def check_sizes(owner, values, sizes, order, low=None, n_report=None):
+    """Refuse ``values`` ({parameter: value}) whose ``sizes(**values)`` ({budget key: size})
+    exceed the budget, before anything is built. The message names the first parameter of
+    ``order`` whose reduction alone would fit (to at least ``low[parameter]``, default 1) and
+    its largest value that does; ``n_report`` is the parameter counting the users the report
+    entries are spread over (None: none)."""
+    def spread(given):
+        return given[n_report] if n_report else 0
+
+    def fits(**change):
+        given = {**values, **change}
+        return within_budget(sizes(**given), spread(given))
+
+    if fits():
+        return
+    low = low or {}
+    best = {k: _largest_fitting(lambda v, k=k: fits(**{k: v}), values[k]) for k in order}
+    name = next((k for k in order if best[k] >= low.get(k, 1)), order[0])
+    check_budget(owner, name, values[name], sizes(**values), fits=best[name],
+                 n_report=spread(values))
+
+
 def check_budget(owner, param, value, sizes, fits=None, n_report=0, advice=None):
     """Refuse when any of ``sizes`` ({budget key: estimated size}) exceeds the budget.
 
@@ -346,17 +368,12 @@ def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):
     With ``per_user`` every user's noise vector over all cells is drawn (``n x t^d x (m + 1)``
     report entries); otherwise only per-cell sums are drawn.
     """
-    def sizes(t_):
-        cells = _pow(t_, d)
+    def sizes(t, n):
+        cells = _pow(t, d)
         draws = n * cells if per_user else n + cells
         return {"max_cells": cells,
                 "max_bytes": 8 * cells * (4 + 3 * n_outputs)
                 + (16 * _CHUNK_ENTRIES if per_user else 0),
                 "max_report_entries": draws * (n_outputs + 1)}
 
-    def fits(t_):
-        return within_budget(sizes(t_), n)
-
-    if not fits(t):
-        check_budget(f"{owner} on d={d} features", "t", t, sizes(t),
-                     fits=_largest_fitting(fits, t), n_report=n)
+    check_sizes(f"{owner} on d={d} features", {"t": t, "n": n}, sizes, ("t",), n_report="n")

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._config import _largest_fitting, check_budget, within_budget
+from .._config import check_sizes
 from .._rng import as_generator
 from .._validation import (
     check_bool,
@@ -126,20 +126,8 @@ def _check_simulation_size(owner, n, d, reps, order=("reps",), drawn=None):
     drawn: the arrays against ``max_bytes``, the draws (the time) against
     ``max_report_entries``. The message names the first of ``order`` (among "n", "reps", "d")
     whose reduction alone would fit, and its largest value that does."""
-    value = {"n": n, "reps": reps, "d": d}
-
-    def sizes(**change):
-        return _simulation_sizes(**{**value, **change}, drawn=drawn)
-
-    def fits(**change):
-        return within_budget(sizes(**change))
-
-    if fits():
-        return
-    low = {"n": 1, "reps": 2, "d": 1}
-    best = {k: _largest_fitting(lambda v, k=k: fits(**{k: v}), value[k]) for k in order}
-    name = next((k for k in order if best[k] >= low[k]), order[0])
-    check_budget(owner, name, value[name], sizes(), fits=best[name])
+    check_sizes(owner, {"n": n, "reps": reps, "d": d},
+                lambda **given: _simulation_sizes(**given, drawn=drawn), order, low={"reps": 2})
 
 
 def _simulate_means(X, c, reps, rng, weights):

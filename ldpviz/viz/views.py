@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import bcdp, theory
-from .._config import _largest_fitting, check_budget, within_budget
+from .._config import check_sizes
 from .._validation import (
     as_float_array,
     check_int,
@@ -520,14 +520,8 @@ def _comparison_sizes(n, reps):
 def _check_comparison_size(n, reps):
     """Refuse ``reps`` replications of every method on ``n`` users beyond the budget, naming
     reps and a value that fits, or n when not even one replication fits."""
-    if within_budget(_comparison_sizes(n, reps), n):
-        return
-    sizes = _comparison_sizes(n, reps)
-    best = _largest_fitting(lambda r: within_budget(_comparison_sizes(n, r), n), reps)
-    if best:
-        check_budget("comparison_view", "reps", reps, sizes, fits=best, n_report=n)
-    check_budget("comparison_view", "n", n, sizes, n_report=n, fits=_largest_fitting(
-        lambda m: within_budget(_comparison_sizes(m, reps), m), n))
+    check_sizes("comparison_view", {"reps": reps, "n": n}, _comparison_sizes, ("reps", "n"),
+                n_report="n")
 
 
 def _comparison_model(name, epsilon, s_star, params, seed):
