@@ -113,7 +113,7 @@ def _epsilon(text):
 
 
 def _n_jobs(text):
-    from .reproduce.experiments import check_n_jobs
+    from .reproduce.runtime import check_n_jobs
 
     try:
         return check_n_jobs(_integer(-(2**63))(text), "--n-jobs")

@@ -179,6 +179,11 @@ def as_float_array(data, name="X"):
                         f"({exc}).") from None
 
 
+def is_real_number(value):
+    """A real number, not a bool (True is not 1 here) nor a string."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def as_real_array(value, name, what="a number or an array of numbers"):
     """``value`` as a float array of the numbers given: strings ("1") and booleans are refused
     (ValueError naming ``name``), not parsed or read as 0 and 1 as ``np.asarray(value, float)``
@@ -188,8 +193,7 @@ def as_real_array(value, name, what="a number or an array of numbers"):
     except (TypeError, ValueError):  # ragged nesting
         arr = np.asarray(None)
     if arr.dtype.kind == "O" or isinstance(value, (list, tuple)):  # [True, 2] gives ints
-        ok = all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-                 for v in np.asarray(value, dtype=object).ravel())
+        ok = all(is_real_number(v) for v in np.asarray(value, dtype=object).ravel())
     else:
         ok = arr.dtype.kind in "iuf"
     if not ok:

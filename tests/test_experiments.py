@@ -16,10 +16,10 @@ from ldpviz.reproduce.experiments import (
     SplitData,
     SyntheticData,
     best_over_grid,
-    check_n_jobs,
     compare,
     run,
 )
+from ldpviz.reproduce.runtime import check_n_jobs
 
 FITS = []  # one entry per fit in this process (the cache test counts them)
 

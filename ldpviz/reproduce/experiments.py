@@ -50,8 +50,7 @@ from ..masks import decade_mask, gamma_mask
 from ..partition import reuse_trees
 from .runtime import check_n_jobs
 
-__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "check_n_jobs",
-           "compare", "run"]
+__all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run"]
 
 # Bump when a change alters what a cached task would compute.
 CACHE_VERSION = 1

@@ -400,9 +400,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     test_size, n_jobs, progress, cache_dir, max_seconds = check_options(
         test_size, n_jobs, progress, cache_dir, max_seconds, log)
     say = log or (lambda text: None)
-    names, X = X, check_features(X, "X")
+    table, X = X, check_features(X, "X")  # the table as given names its columns
     n, d = X.shape
-    names = column_names(names, feature_names, d)
+    names = column_names(table, feature_names, d)
     private = resolve_columns(private, names, "private")
     if private == []:
         raise ValueError("private must name at least one column (None: the per-column costs).")

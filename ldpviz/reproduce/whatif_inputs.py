@@ -4,7 +4,6 @@ fits: each error names the argument; nothing is guessed, parsed from text or dro
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -16,9 +15,11 @@ from .._validation import (
     check_choice,
     check_epsilon,
     check_real,
+    is_real_number,
 )
 from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
-from .experiments import check_cache_dir, check_n_jobs
+from .experiments import check_cache_dir
+from .runtime import check_n_jobs
 
 #: Default time limit of the what-if, in minutes (``max_seconds``; ``--max-minutes``).
 MAX_MINUTES = 120
@@ -109,17 +110,13 @@ _GIVEN_SOURCES = {None: "given (public)",
                                  "scale"}
 
 
-def _is_number(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
 def _numeric_labels(y):
     """y as floats: numbers only (text such as '3' or booleans are refused, not converted)."""
     arr = np.asarray(y)
     if arr.dtype.kind in "iuf":
         return arr.astype(float)
     flat = arr.ravel()
-    bad = next((i for i, v in enumerate(flat) if not _is_number(v)), None) \
+    bad = next((i for i, v in enumerate(flat) if not is_real_number(v)), None) \
         if arr.dtype.kind == "O" else 0
     if bad is None:
         return arr.astype(float)
@@ -133,7 +130,7 @@ def _pair(y_range):
     """(lo, hi) from two numbers; a string ('03') or booleans are refused."""
     try:
         ok = not isinstance(y_range, (str, bytes)) and len(y_range) == 2 \
-            and all(_is_number(v) for v in y_range)
+            and all(is_real_number(v) for v in y_range)
     except TypeError:
         ok = False
     if not ok:

@@ -8,9 +8,8 @@ features private (the aligned case), unless a mask is given.
 
 from __future__ import annotations
 
-import functools
 import itertools
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import NamedTuple
 
 import numpy as np
@@ -58,7 +57,7 @@ def _cached_while_small(maxsize, n_position):
     def decorate(function):
         cached = lru_cache(maxsize=maxsize)(function)
 
-        @functools.wraps(function)
+        @wraps(function)
         def call(*args, **kwargs):
             n = kwargs["n"] if "n" in kwargs else args[n_position]
             try:
