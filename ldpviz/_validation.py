@@ -148,13 +148,28 @@ def _first_bad_entry(arr):
     return None, None
 
 
+def _first_text_entry(arr):
+    """(index, value) of the first str or bytes entry of a string or object array, else
+    (None, None)."""
+    if arr.dtype.kind in "US":
+        return (np.unravel_index(0, arr.shape) if arr.size else None), \
+            (_plain(arr.flat[0]) if arr.size else None)
+    if arr.dtype.kind == "O":
+        for index, value in np.ndenumerate(arr):
+            if isinstance(value, (str, bytes)):
+                return index, value
+    return None, None
+
+
 def as_float_array(data, name="X"):
     """``data`` as a float array: no sparse matrix, no complex numbers, no missing entries.
 
     Sparse input is refused (TypeError) rather than densified behind the user's back; complex
     numbers are refused (their imaginary part would be dropped); a pandas input with missing
-    values (NaN, None, pd.NA) is refused with the count per column; an entry that is not a
-    number is named with its position.
+    values (NaN, None, pd.NA) is refused with the count per column; text ("1.5" as much as
+    "abc") and any other entry that is not a number are refused, named with their position:
+    parsing text would re-encode the data behind the user's back (scikit-learn refuses it
+    too).
     """
     if sp.issparse(data):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
@@ -166,6 +181,13 @@ def as_float_array(data, name="X"):
                          "real part explicitly if that is what you mean).")
     if arr.dtype.kind in "biuf":
         return arr.astype(float, copy=False)
+    index, text = _first_text_entry(arr)
+    if text is not None:
+        where = f" at {'row, column' if arr.ndim == 2 else 'index'} " \
+                f"{', '.join(map(str, index))}" if index else ""
+        raise ValueError(f"{name} must hold numbers, but the entry{where} is the text "
+                         f"{text!r}; ldpviz does not parse text: convert it explicitly first "
+                         "(e.g. pandas.to_numeric, or ldpviz.datasets.load_csv for a file).")
     try:
         return arr.astype(float)
     except (TypeError, ValueError) as exc:

@@ -100,8 +100,14 @@ def test_every_estimator_refuses_bad_features_naming_x(model):
     text = X.astype(object)
     text[4, 2] = "12.5kg"
     with pytest.raises(ValueError, match=r"X must hold numbers, but the entry at row, column "
-                                         r"4, 2 is '12.5kg'"):
+                                         r"4, 2 is the text '12.5kg'"):
         _fit(model, text)
+    text[4, 2] = "0.5"  # a number written as text is not parsed either: that is re-encoding
+    with pytest.raises(ValueError, match=r"entry at row, column 4, 2 is the text '0.5'; "
+                                         "ldpviz does not parse text"):
+        _fit(model, text)
+    with pytest.raises(ValueError, match=r"entry at row, column 0, 0 is the text '0.5'"):
+        _fit(model, np.full(X.shape, "0.5"))  # a numpy string array
     holes = X.copy()
     holes[[2, 9], 0], holes[7, 3] = np.nan, np.inf
     with pytest.raises(ValueError, match=r"X contains 2 NaN \(column 0: 2\) and 1 inf "
@@ -131,6 +137,9 @@ def test_every_regressor_refuses_bad_labels_naming_y(model):
         _fit(model, X, Y[:, None])
     with pytest.raises(ValueError, match=r"y has 1 missing values"):
         _fit(model, X, pd.Series(Y).astype("Float64").mask(np.arange(300) == 3, pd.NA))
+    with pytest.raises(ValueError, match=r"y must hold numbers, but the entry at index 0 is "
+                                         "the text '1.25'"):
+        _fit(model, X, pd.Series(Y).astype(str).mask(np.arange(300) == 0, "1.25"))
 
 
 @pytest.mark.parametrize("model", REGRESSORS + CLASSIFIERS, ids=_ids(REGRESSORS + CLASSIFIERS))

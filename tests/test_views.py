@@ -242,7 +242,7 @@ def test_comparison_view_checks_reps_and_its_size_first(kwargs, match):
     ("mechanism_view", {"y_bound": np.inf}, "y_bound must be a positive finite number"),
     ("mechanism_view", {"labels": (np.nan,)}, "labels contains 1 NaN"),
     ("mechanism_view", {"labels": ()}, "labels must hold at least one label"),
-    ("mechanism_view", {"labels": "ab"}, "labels must hold numbers, but the entry is 'ab'"),
+    ("mechanism_view", {"labels": "ab"}, "labels must hold numbers, but the entry is the text 'ab'"),
     ("mechanism_view", {"epsilon": 1e-300}, "epsilon=1e-300 is too small to simulate"),
     ("mechanism_view", {"epsilon": np.inf}, "epsilon must be finite here"),
     ("lambda_view", {"depth": -1}, r"depth must be in \[0, 62\], got -1"),
