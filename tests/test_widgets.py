@@ -328,7 +328,20 @@ def test_log_ticks_are_powers_or_decimals_never_both():
     assert widgets.log_ticks([0.002, 30])[1] == ["0.001", "0.01", "0.1", "1", "10", "100"]
     ticks, text = widgets.log_ticks([0.05, 0.3])
     assert {"0.05", "0.1", "0.2"} <= set(text) and all(t > 0 for t in ticks)
-    assert len(widgets.log_ticks([1e-30, 1e30])[0]) <= 31  # every other decade when wide
+    for low, high in ((1e-30, 1e30), (1e-9, 1e37), (1.0, 1e11), (5e-324, 1.7e308)):
+        ticks, text = widgets.log_ticks([low, high])
+        inside = [t for t in ticks if low <= t <= high]
+        assert 3 <= len(inside) <= len(ticks) <= 11, text  # a label every k-th decade when wide
+        assert all(np.isfinite(ticks))
+
+
+def test_log_axes_keep_their_labels_apart_at_extreme_settings():
+    explorer = widgets.tradeoff_explorer()  # s = 4, gamma = 0.25, eps = 12 spanned 46 decades
+    for name, value in (("s", 4), ("gamma", 0.25), ("epsilon", 12.0), ("n", 300_000)):
+        explorer.controls[name].value = value
+    for fig in explorer.figures:
+        for axis in _log_axes(fig):
+            assert len(axis.tickvals) <= 11, axis.ticktext
 
 
 @pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
