@@ -70,6 +70,25 @@ def test_rho_varies_only_where_it_changes_a_fit():
     assert {c["min_samples_leaf"] for c in aligned if c["depth"] == 0} == {0}
 
 
+def test_the_bins_scale_with_the_table():
+    """Appendix C.1's t <= 3 charged a lone protected column for the grid's coarseness."""
+    def top_t(n, s):
+        return max(c["t"] for c in G.whatif_grids(n, 5, s)["hot"].configs())
+    assert top_t(1400, 1) == 16 and top_t(1400, 3) == 8 and top_t(140, 3) == 4
+    assert top_t(G.LARGE_N + 1, 1) == 12 and top_t(G.LARGE_N + 1, 2) == 12
+
+
+def test_a_column_a_fine_histogram_recovers_costs_little_at_a_loose_budget():
+    rng = np.random.default_rng(0)
+    x = rng.random(2000)
+    y = np.sin(10 * x) + rng.normal(0, 0.3, 2000)
+    out = whatif(pd.DataFrame({"x": x}), y, private=["x"], y_range=(-2, 2), epsilons=[1000],
+                 reps=3, methods=["hot-me", "hot0"])
+    ratio = out.summary.set_index("method")["ratio"]
+    # With t <= 3 this was 2.5 x the label-only error (a +148% "cost" at epsilon 1000).
+    assert ratio["HistOfTree ME"] < 1.3 * ratio["HistOfTree s=0"]
+
+
 def test_large_tables_get_thinner_grids():
     small = G.whatif_grids(G.LARGE_N, 10, 2)
     large = G.whatif_grids(G.LARGE_N + 1, 10, 2)

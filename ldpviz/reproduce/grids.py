@@ -9,9 +9,13 @@ the number of features ``d`` and the number of protected columns ``s``:
 1. **Candidates.** Appendix C.1's values, extended: depths p in {1, 2, 4, 6, 8, 10, 12} (and
    p = 0 for HistOfTree: the constant fit), minimum leaf sizes in {1, 10, 100, 1000}
    (HistOfTree: {0, 100}; 0 is its "no minimum", 100 ParDT's largest in C.1), HistOfTree
-   bins t in {1, 2, 3} and rho in {0.5, 0.7, 0.9}, AdHistOfTree c in {0.01, 0.1, 1} and
-   t offsets {-1, 0, 1}, Hist bins t in {1, 2, 3, 4} and zeta in {0.01, 0.05}, KRR levels k in
-   {2, 3, 4, 5}.
+   bins t in {1, 2, 3, 4, 6, 8, 12, 16} and rho in {0.5, 0.7, 0.9}, AdHistOfTree c in
+   {0.01, 0.1, 1} and t offsets {-1, 0, 1}, Hist bins t in {1, 2, 3, 4, 6, 8, 12, 16} and zeta
+   in {0.01, 0.05}, KRR levels k in {2, 3, 4, 5}. C.1's bins stop at t = 3 (Hist 4) for its
+   tables; with few protected columns or many rows the best histogram is finer, and a grid
+   stopped at 3 charged the protected columns for its own coarseness (one protected column,
+   1,400 training rows, epsilon 1000: +148% with t <= 3, -0.3% with t up to 32). Rule 2 keeps
+   the finer bins to the tables that can hold them.
 2. **A partition never has more cells than half the training rows**: ``2**p <= n / 2`` for
    the trees, ``t**s * 2**p <= n / 2`` for HistOfTree, ``t**d <= n / 2`` for Hist (so Hist
    never asks for more cells than it can store; at worst it keeps t = 1, a privately
@@ -23,11 +27,11 @@ the number of features ``d`` and the number of protected columns ``s``:
    user's cell is fixed by what they publish (aligned masks with t = 1, and s = 0), the
    minimum leaf at p = 0, zeta at t = 1.
 5. **Large tables** (more than :data:`LARGE_N` training rows): tree depths {4, 8, 12},
-   HistOfTree depths {0, 4, 8}, one minimum leaf (100; HistOfTree 0: with leaves of
-   thousands of rows it rarely binds), rho {0.5, 0.9}, zeta 0.05, k {2, 4}, c {0.01, 0.1} and
-   t offset 0. Each fit costs seconds there (at 700,000 rows: scikit-learn's tree about 6 s at
-   depth 6, HistOfTree 3-10 s at depth 4-8 but 30-90 s at depth 12, as its tree is grown
-   node by node), and the tuning noise is small.
+   HistOfTree depths {0, 4, 8} and bins t {1, 2, 3, 6, 12} (Hist {1, 2, 3, 4, 6, 12}), one
+   minimum leaf (100; HistOfTree 0: with leaves of thousands of rows it rarely binds), rho
+   {0.5, 0.9}, zeta 0.05, k {2, 4}, c {0.01, 0.1} and t offset 0. Each fit costs seconds
+   there (at 700,000 rows: scikit-learn's tree about 6 s at depth 6, HistOfTree 3-10 s at
+   depth 4-8), and the tuning noise is small.
 
 Any candidate list can be replaced (``overrides``, or ``--grid`` on the command line); rules 2-4
 still apply and every value they remove is listed in :attr:`MethodGrid.notes`.
@@ -53,18 +57,18 @@ GRID_RULE = (
     "(ldpviz.reproduce.grids).")
 
 CANDIDATES = {
-    "hot": {"rho": (0.5, 0.7, 0.9), "depth": (0, 1, 2, 4, 6, 8, 10, 12), "t": (1, 2, 3),
-            "min_samples_leaf": (0, 100)},
+    "hot": {"rho": (0.5, 0.7, 0.9), "depth": (0, 1, 2, 4, 6, 8, 10, 12),
+            "t": (1, 2, 3, 4, 6, 8, 12, 16), "min_samples_leaf": (0, 100)},
     "adhot": {"rho": (0.5, 0.7, 0.9), "c": (0.01, 0.1, 1.0), "t_offset": (-1, 0, 1)},
-    "hist": {"t": (1, 2, 3, 4), "zeta": (0.01, 0.05)},
+    "hist": {"t": (1, 2, 3, 4, 6, 8, 12, 16), "zeta": (0.01, 0.05)},
     "tree": {"max_depth": (1, 2, 4, 6, 8, 10, 12), "min_samples_leaf": (1, 10, 100, 1000)},
     "krr": {"k": (2, 3, 4, 5)},
 }
 LARGE_CANDIDATES = {
-    "hot": {"rho": (0.5, 0.9), "depth": (0, 4, 8), "t": (1, 2, 3),
+    "hot": {"rho": (0.5, 0.9), "depth": (0, 4, 8), "t": (1, 2, 3, 6, 12),
             "min_samples_leaf": (0,)},
     "adhot": {"rho": (0.5, 0.9), "c": (0.01, 0.1), "t_offset": (0,)},
-    "hist": {"t": (1, 2, 3, 4), "zeta": (0.05,)},
+    "hist": {"t": (1, 2, 3, 4, 6, 12), "zeta": (0.05,)},
     "tree": {"max_depth": (4, 8, 12), "min_samples_leaf": (100,)},
     "krr": {"k": (2, 4)},
 }
@@ -189,19 +193,16 @@ def _hot_grid(cand, n_train, s, rho_matters_at_t1):
     """HistOfTree with s histogram axes (s = 0: every feature public, t plays no role)."""
     leaves, gone = _leaves(cand["min_samples_leaf"], n_train, keep_first_above=False)
     notes = [f"min_samples_leaf {_fmt(gone)} left out (rule 3)"] if gone else []
-    subgrids = []
+    subgrids, no_depth, shallower = [], [], []
     ts = (1,) if s == 0 else cand["t"]
     for t in ts:
         depths = [p for p in cand["depth"] if t**s * 2**p <= n_train / 2]
         dropped = [p for p in cand["depth"] if p not in depths]
-        cells = "2^p" if t == 1 or s == 0 else f"{t}^{s} 2^p"
         if not depths:
-            notes.append(f"t={t} left out ({cells} cells > n/2 = {n_train / 2:g} at every "
-                         "depth)")
+            no_depth.append(t)
             continue
         if dropped:
-            notes.append(f"t={t}: depth {_fmt(dropped)} left out ({cells} cells > "
-                         f"n/2 = {n_train / 2:g})")
+            shallower.append(f"t={t}: {_fmt(dropped)}")
         rhos = cand["rho"] if (t > 1 or rho_matters_at_t1) and s > 0 else cand["rho"][:1]
         if 0 in depths:
             subgrids.append({"t": (t,), "rho": rhos, "depth": (0,),
@@ -210,6 +211,13 @@ def _hot_grid(cand, n_train, s, rho_matters_at_t1):
         if deeper:
             subgrids.append({"t": (t,), "rho": rhos, "depth": deeper,
                              "min_samples_leaf": leaves})
+    cells = f"t^{s} 2^p" if s else "2^p"
+    if shallower:
+        notes.append(f"depths left out where {cells} cells > n/2 = {n_train / 2:g}: "
+                     + "; ".join(shallower))
+    if no_depth:
+        notes.append(f"t {_fmt(no_depth)} left out ({cells} cells > n/2 = {n_train / 2:g} at "
+                     "every depth)")
     if not subgrids:
         notes.append("no (t, depth) fits: lower t or depth")
     return MethodGrid("hot" if s else "hot0", tuple(subgrids), tuple(notes))
