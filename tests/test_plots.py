@@ -1,9 +1,13 @@
 """Static figures: each returns a Figure that shows the view's numbers, with labelled axes."""
 
+import io
+import struct
+
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from ldpviz.masks import aligned_mask, gamma_mask
 from ldpviz.viz import plots, views
@@ -116,3 +120,106 @@ _NAN_MASK = np.where(aligned_mask(50, 4, 2), 1.0, np.nan)
 def test_mask_figures_refuse_bad_masks_by_name(draw, kwargs, match):
     with pytest.raises(ValueError, match=match):
         draw(**kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# Legible in the narrowest notebook output
+# ----------------------------------------------------------------------------------------------
+#: JupyterLab at 1024x768 with the file browser open: outputs 592 px wide, wider PNGs shrunk.
+NARROWEST_OUTPUT = 592
+MIN_TEXT_PX = 9
+
+
+def _series(n):
+    return pd.DataFrame({"series": np.repeat([f"method {i}" for i in range(n)], 6),
+                         "epsilon": np.tile([1, 2, 4, 8, 16, 1024], n),
+                         "mse": np.linspace(0.03, 0.3, 6 * n)})
+
+
+def _sweep():
+    from ldpviz import bcdp
+
+    qs = [0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99, 1]  # notebook 07's sweep
+    return bcdp.sweep_q(qs, n=500, reps=2, random_state=0)
+
+
+def _masks(k):
+    return {f"mask {i}": aligned_mask(500, 5, 1 + i % 4) for i in range(k)}
+
+
+#: Every figure plots.py draws, with its widest arguments (most panels, legends beside).
+ALL_FIGURES = {
+    "figure2_panel (4 series, legend inside)": lambda: plots.figure2_panel(_series(4), "epsilon"),
+    "figure2_panel (7 series, legend beside)": lambda: plots.figure2_panel(
+        _series(7), "epsilon", logx=True, logy=True),
+    "plot_partition": plots.plot_partition,
+    "plot_surface": plots.plot_surface,
+    "plot_mask": lambda: plots.plot_mask(aligned_mask(500, 5, 2), (0, 1)),
+    "plot_masks (3)": lambda: plots.plot_masks(_masks(3)),
+    "plot_masks (5)": lambda: plots.plot_masks(_masks(5)),
+    "plot_lambda": plots.plot_lambda,
+    "plot_tradeoff": plots.plot_tradeoff,
+    "plot_mechanisms": plots.plot_mechanisms,
+    "plot_objective_vs_side": lambda: plots.plot_objective_vs_side(aligned_mask(500, 5, 2), 500,
+                                                                   1.0),
+    "plot_attack": lambda: plots.plot_attack(__import__("ldpviz.bcdp").bcdp.attack_table(
+        [0.0, 0.5, 1.0], n=500)),
+    "plot_bcdp_sweep": lambda: plots.plot_bcdp_sweep(_sweep()),
+}
+
+
+def _inline_png_width(fig):
+    """Width in px of the PNG the notebook's inline backend shows (100 dpi, tight bbox)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return struct.unpack(">I", buf.getvalue()[16:20])[0]
+
+
+def test_every_figure_is_listed():
+    drawn = {name.split(" ")[0] for name in ALL_FIGURES}
+    public = {name for name in dir(plots) if name.startswith("plot_")} | {"figure2_panel"}
+    assert drawn == public
+
+
+@pytest.mark.parametrize("name", list(ALL_FIGURES))
+def test_smallest_text_stays_legible_in_a_592_px_output(name):
+    """Wide figures were shrunk to 592 px: plot_tradeoff's 10 pt legend (1273 px PNG) rendered
+    at 6.5 px, plot_lambda's at 6.8. Panels beyond what MAX_WIDTH holds now wrap."""
+    fig = ALL_FIGURES[name]()
+    width = _inline_png_width(fig)
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    smallest = min(t.get_fontsize() for t in texts)
+    shown = smallest * 100 / 72 * min(1.0, NARROWEST_OUTPUT / width)
+    assert shown >= MIN_TEXT_PX, f"{smallest:g} pt text in a {width} px PNG shows at {shown:.1f} px"
+    assert fig.get_size_inches()[0] <= plots.MAX_WIDTH + 1e-9  # the rule that keeps it so
+
+
+@pytest.mark.parametrize(("k", "rows"), [(2, [2]), (3, [3]), (4, [3, 1]), (5, [3, 2])])
+def test_panels_beyond_a_row_wrap_and_the_last_row_is_centred(k, rows):
+    fig = plots.plot_masks(_masks(k))
+    fig.draw_without_rendering()
+    boxes = [ax.get_position() for ax in fig.axes]
+    tops = sorted({round(b.y1, 2) for b in boxes}, reverse=True)
+    assert [sum(round(b.y1, 2) == top for b in boxes) for top in tops] == rows
+    if len(rows) > 1:  # the short row is centred under the full one
+        first = [b for b in boxes if round(b.y1, 2) == tops[0]]
+        last = [b for b in boxes if round(b.y1, 2) == tops[-1]]
+        centre = (min(b.x0 for b in first) + max(b.x1 for b in first)) / 2
+        assert abs((min(b.x0 for b in last) + max(b.x1 for b in last)) / 2 - centre) < 0.02
+
+
+def test_bcdp_sweep_tick_labels_do_not_touch():
+    """Twelve q values on one line ran together ("0.010.020.05", about 1 px apart)."""
+    fig = plots.plot_bcdp_sweep(_sweep())
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        labels = ax.get_xticklabels() + ax.get_xticklabels(minor=True)
+        boxes = [t.get_window_extent() for t in labels if t.get_text().strip()]
+        assert len(boxes) == 12  # every q is labelled
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                apart = max(b.x0 - a.x1, a.x0 - b.x1, b.y0 - a.y1, a.y0 - b.y1)
+                assert apart >= 4, f"tick labels {apart:.1f} px apart"
+    # the legend sits below the panels, outside the data
+    legend = fig.legends[0].get_window_extent()
+    assert all(legend.y1 <= ax.get_window_extent().y0 for ax in fig.axes)

@@ -13,6 +13,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
+from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import theory
@@ -41,13 +42,40 @@ def _styled(draw):
     return wrapper
 
 
-def _figure(ncols=1, width=5.2, height=4.2):
-    """A Figure that pyplot no longer tracks: shown once when returned to a notebook, never
+#: Widest figure (inches at the inline backend's 100 dpi). JupyterLab at 1024x768 with the file
+#: browser open shows outputs 592 px wide and shrinks a wider PNG to fit. The smallest text drawn
+#: here is 10 pt (13.9 px at 100 dpi; "small" legends, some titles), and it must stay >= 9 px:
+#: a PNG of at most 13.9 * 592 / 9 = 913 px, that is 8.8 in plus the 0.1 in each side that
+#: ``bbox_inches="tight"`` pads with (13.9 * 592 / 900 = 9.1 px).
+MAX_WIDTH = 8.8
+
+
+def _figure(ncols=1, width=5.2, height=4.2, extra=0.0):
+    """A Figure with ``ncols`` panels (``width`` x ``height`` inches each) and a list of Axes.
+
+    The one layout rule of this module: a row holds as many panels as fit in ``MAX_WIDTH``
+    (``extra`` inches are kept for a colour bar or a legend beside the panels), and further
+    panels wrap onto more rows, the last row centred. Callers choose the panel width their
+    content needs; font sizes stay those of ``STYLE``.
+
+    The Figure is one pyplot no longer tracks: shown once when returned to a notebook, never
     twice, and never left open. Creating it through pyplot sets up the notebook's inline
-    display (a bare Figure() would print as text in a fresh kernel)."""
-    fig = plt.figure(figsize=(width * ncols, height), layout="constrained")
+    display (a bare Figure() would print as text in a fresh kernel).
+    """
+    width = min(width, MAX_WIDTH - extra)
+    per_row = max(1, min(ncols, int((MAX_WIDTH - extra) / width + 1e-9)))
+    rows = -(-ncols // per_row)
+    fig = plt.figure(figsize=(width * per_row + extra, height * rows), layout="constrained")
     plt.close(fig)
-    return fig, fig.subplots(1, ncols, squeeze=False)[0]
+    if rows == 1:
+        return fig, list(fig.subplots(1, ncols, squeeze=False)[0])
+    grid = fig.add_gridspec(rows, 2 * per_row)  # half-panel columns, to centre a short row
+    axes = []
+    for k in range(ncols):
+        row, col = divmod(k, per_row)
+        start = per_row - min(per_row, ncols - row * per_row) + 2 * col
+        axes.append(fig.add_subplot(grid[row, start:start + 2]))
+    return fig, axes
 
 
 def _feature(axis, private):
@@ -104,7 +132,7 @@ def figure2_panel(results, x, series="series", y="mse", ax=None, logx=False, log
     n_series = stats.index.get_level_values(0).nunique()
     beside = legend == "beside" or (legend == "auto" and n_series > LEGEND_INSIDE_MAX)
     if ax is None:
-        fig, (ax,) = _figure(width=5.2 + (BESIDE_WIDTH if beside else 0.0))
+        fig, (ax,) = _figure(width=5.2, extra=BESIDE_WIDTH if beside else 0.0)
     else:
         fig = ax.figure
     for i, (name, group) in enumerate(stats.groupby(level=0, sort=False)):
@@ -161,14 +189,19 @@ def plot_partition(**view_kwargs):
 def plot_surface(**view_kwargs):
     """Truth, privatised and non-private estimates side by side (see views.surface_view)."""
     out = views.surface_view(**view_kwargs)
-    fig, axes = _figure(ncols=3, width=4.2, height=4.0)
-    titles = (r"truth $f^*$", rf"privatised $\tilde f$ (MSE {out['mse']:.3f})",
-              f"no privacy, same cells (MSE {out['mse_nonprivate']:.3f})")
+    # three maps in one row (2.6 in each, the colour bar beside): titles on two lines
+    # and ticks at 0, 0.5, 1 (0.25 steps ran into each other), y tick labels on the first only
+    fig, axes = _figure(ncols=3, width=2.6, height=3.6, extra=0.95)
+    titles = ("truth $f^*$\n", rf"privatised $\tilde f$" f"\n(MSE {out['mse']:.3f})",
+              f"no privacy, same cells\n(MSE {out['mse_nonprivate']:.3f})")
     for ax, key, title in zip(axes, ("truth", "private", "nonprivate"), titles, strict=True):
         image = _heatmap(ax, out[key])
         ax.set_title(title)
         ax.set_xlabel(r"$x_1$")
+        ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+        ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"] if ax is axes[0] else [])
     axes[0].set_ylabel(r"$x_5$")
+    fig.get_layout_engine().set(w_pad=0.1)  # a gap between one map's "1" and the next one's "0"
     fig.colorbar(image, ax=axes, label="f(x)", shrink=0.8)
     return fig
 
@@ -207,7 +240,7 @@ def plot_masks(masks, hist_axes=None):
 
     ``masks`` maps a title to a mask; ``hist_axes`` maps a title to the axes to outline.
     """
-    fig, axes = _figure(ncols=len(masks), width=3.0, height=4.0)
+    fig, axes = _figure(ncols=len(masks), width=2.9, height=4.0)  # three to a row
     for ax, (title, W) in zip(axes, masks.items(), strict=True):
         plot_mask(W, (hist_axes or {}).get(title, ()), ax=ax, title=title)
     return fig
@@ -217,7 +250,7 @@ def plot_masks(masks, hist_axes=None):
 def plot_lambda(**view_kwargs):
     """Mask, delta(p) and the objective (11) against p (see views.lambda_view)."""
     out = views.lambda_view(**view_kwargs)
-    fig, axes = _figure(ncols=3, width=4.0, height=3.8)
+    fig, axes = _figure(ncols=3, width=4.4, height=3.3)  # two to a row, p on the second
     plot_mask(out["mask"], out["hist_axes"], ax=axes[0], n_users=out["mask_rows"][-1] + 1)
     axes[1].semilogy(out["p"], out["delta"], marker="o", color=COLORS[4])
     axes[1].set(xlabel="depth p", ylabel=r"$\delta(p)$, eq (12)")
@@ -240,7 +273,7 @@ def _objective_axes(ax, out):
 def plot_tradeoff(**view_kwargs):
     """Terms of (15) vs p, the rate (13) vs s, bounds (13) vs (10) in epsilon."""
     out = views.tradeoff_view(**view_kwargs)
-    fig, axes = _figure(ncols=3, width=4.2, height=3.8)
+    fig, axes = _figure(ncols=3, width=4.4, height=3.3)  # two to a row, epsilon on the second
     _objective_axes(axes[0], out)
     axes[1].plot(out["s_values"], out["exponents"], marker="o", color=COLORS[4])
     sel = out["s_selected"]
@@ -274,7 +307,7 @@ def plot_tradeoff(**view_kwargs):
 def plot_mechanisms(**view_kwargs):
     """What one user sends at a given epsilon (see views.mechanism_view)."""
     out = views.mechanism_view(**view_kwargs)
-    fig, axes = _figure(ncols=2, width=4.8, height=3.6)
+    fig, axes = _figure(ncols=2, width=4.4, height=3.6)
     for y0, color in zip(out["labels"], COLORS, strict=False):
         axes[0].plot(out["grid"], out["density"][y0], color=color, label=f"true label {y0:+g}")
     axes[0].set(xlabel=r"released label $\tilde Y$", ylabel="density",
@@ -356,10 +389,27 @@ def plot_attack(table):
     return fig
 
 
+def _value_ticks(ax, values, per_line=6):
+    """A tick per value at equal spacing, labelled with the value; beyond ``per_line`` values
+    every second label sits on a second line, so neighbours never touch (twelve q values on
+    one line read as "0.010.020.05")."""
+    labels = [f"{v:g}" for v in values]
+    if len(labels) <= per_line:
+        ax.set_xticks(np.arange(len(labels)), labels)
+        return
+    at = np.arange(len(labels))
+    ax.set_xticks(at[::2], labels[::2])
+    ax.set_xticks(at[1::2], labels[1::2], minor=True)  # the second line: minor ticks, as long
+    line = FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points() * 1.4
+    ax.tick_params(axis="x", which="minor", length=plt.rcParams["xtick.major.size"],
+                   width=plt.rcParams["xtick.major.width"],
+                   pad=plt.rcParams["xtick.major.pad"] + line)
+
+
 @_styled
 def plot_bcdp_sweep(table):
     """BCDP against plain LDP as the correlation q varies (:func:`ldpviz.bcdp.sweep_q`)."""
-    fig, axes = _figure(ncols=2, width=5.6, height=4.2)
+    fig, axes = _figure(ncols=2, width=4.4, height=4.4)
     xs = np.arange(len(table))
     panels = ((axes[0], "total", "all coordinates"),
               (axes[1], "sensitive", "the sensitive coordinates"))
@@ -371,7 +421,9 @@ def plot_bcdp_sweep(table):
                         label="BCDP, projected (simulated)")
             ax.semilogy(xs, table["ldp_total_projected"], ":s", mfc="none", color=BLACK,
                         label="plain LDP, projected (simulated)")
-        ax.set_xticks(xs, [f"{q:g}" for q in table.index])
-        ax.set(xlabel="correlation q", ylabel="MSE of the mean", title=title)
-        ax.legend(frameon=False, fontsize="small")
+        _value_ticks(ax, table.index)
+        ax.set(xlabel="correlation q (equally spaced)", ylabel="MSE of the mean", title=title)
+    # one legend for both panels, below them: inside, it covered the curves of narrow panels
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
+               frameon=False, fontsize="small")
     return fig
