@@ -265,7 +265,9 @@ def _parser():
                            "hist, tree, krr)")
     real.add_argument("--methods", nargs="+", default=None, choices=list(METHODS),
                       metavar="KEY", help="methods to run (default all): "
-                      + ", ".join(METHODS) + "; DT always runs")
+                      + ", ".join(METHODS) + "; DT always runs. adhot-me and adhot-cart "
+                      "(AdHistOfTree) run in the personalized paradigm only: they need "
+                      "--personalized")
     real.add_argument("--max-minutes", type=_minutes, default=float(MAX_MINUTES),
                       help=f"refuse a run estimated to take longer (default {MAX_MINUTES})")
     common(real, None, "ldpviz_results")
@@ -465,6 +467,11 @@ def _realdata(args, argv):
     _check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
     _check_once("--categorical-columns", [(c, c) for c in args.categorical_columns or []],
                 "give each column once")
+    adhot = [m for m in args.methods or [] if m.startswith("adhot-")]
+    if adhot and args.personalized is None:
+        raise InputError(f"--methods {' '.join(adhot)} needs --personalized: AdHistOfTree runs "
+                         "in the personalized paradigm only (name the columns some users also "
+                         "protect), or leave adhot-* out of --methods.")
     if args.label_range in ("declared", "independent") and args.y_range is None:
         raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
                          "of that public source.")

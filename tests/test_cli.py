@@ -428,6 +428,10 @@ BAD = [
                                   "0", "inf"], "--y-range"),
     ("categorical bogus", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                         "--categorical", "hash"], "--categorical"),
+    ("adhot without personalized", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "age", "--methods", "adhot-me",
+        "adhot-cart", "--out", o],
+     "--methods adhot-me adhot-cart needs --personalized"),  # ran nothing, exit 0
     ("methods bogus", lambda f, o: ["realdata", f["good"], "--target", "cost", "--methods",
                                     "xgboost"], "--methods"),
     ("missing file", lambda f, o: ["realdata", f["good"] + ".missing", "--target", "cost",

@@ -213,6 +213,10 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"epsilons": np.linspace(0.1, 10, 100_000)}, "at most 50"),  # was an O(n^2) hang
     ({"reps": 0}, "reps"), ({"seed": -1}, "seed"), ({"test_size": 1.0}, "test_size"),
     ({"methods": ["hot"]}, "unknown keys"),
+    # AdHistOfTree runs in the personalized paradigm only: it ran nothing, silently
+    ({"private": [0], "methods": ["adhot-me", "hot-me"]},
+     r"methods asks for adhot-me, but AdHistOfTree runs in the personalized paradigm only: "
+     r"pass personalized"),
     ({"y_range": (1, 1)}, "lo < hi"), ({"y_range": (-1e300, 1e300)}, "too wide"),
     ({"y_range": (0, 1e-200)}, "too narrow"),
     ({"feature_names": ["a", "a", "b"]}, "distinct names"),
@@ -259,6 +263,26 @@ def test_argument_checks_come_before_any_fit(tmp_path, monkeypatch):
                   **kwargs}
         with pytest.raises(error, match=match):
             whatif(X, **kwargs)
+
+
+def test_an_aligned_run_lists_only_the_methods_it_ran():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 3)), rng.random(60)
+    said = []
+    out = whatif(X, y, private=[0], y_range=(0, 1), reps=2, grids=TINY, epsilons=(2,),
+                 log=said.append)
+    assert out.choices["methods"] == [m for m in METHODS if not m.startswith("adhot-")]
+    assert "adhot" not in out.choices["grids"] and "adhot" not in out.grids
+    assert not any("AdHistOfTree:" in line for line in said)  # its grid was logged
+    assert "adhot-me, adhot-cart not run: AdHistOfTree runs in the personalized paradigm " \
+        "only" in said
+    assert out.choices["methods_not_run"] in said
+    assert not out.summary["method"].str.startswith("AdHistOfTree").any()
+    # with the personalized paradigm it runs, and is listed
+    out = whatif(X, y, private=[0], personalized=[1], y_range=(0, 1), reps=2, grids=TINY,
+                 epsilons=(2,), methods=["adhot-me", "hot-me"])
+    assert out.choices["methods"] == ["adhot-me", "hot-me"] and "adhot" in out.grids
+    assert "AdHistOfTree ME" in set(out.summary["method"])
 
 
 def test_numpy_scalars_are_numbers():

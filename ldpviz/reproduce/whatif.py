@@ -380,7 +380,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         Candidate values replacing the rule's (:func:`ldpviz.reproduce.grids.whatif_grids`).
     methods : list of str or None
         Keys of :data:`METHODS` to run, each once (default all); DT, the reference, always
-        runs.
+        runs. AdHistOfTree ("adhot-me", "adhot-cart") runs in the personalized paradigm only:
+        asking for it without ``personalized`` is refused, and the default list leaves it out
+        of an aligned-only run (``choices["methods"]`` lists the methods that ran).
     max_seconds : float or None, default=7200 (:data:`MAX_MINUTES`, as the command line)
         Refuse (ValueError) a run estimated to take longer, naming a number of splits that
         fits (with ``reps=None``, run fewer splits instead when at least 5 fit). None: no
@@ -417,6 +419,13 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)
     keys = check_methods(methods, METHODS)
+    adhot = [m for m in keys if m.startswith("adhot-")]
+    if methods is not None and adhot and also is None:
+        raise ValueError(f"methods asks for {', '.join(adhot)}, but AdHistOfTree runs in the "
+                         "personalized paradigm only: pass personalized (the columns some "
+                         "users also protect), or leave adhot-* out of methods.")
+    running = [] if private is None else [m for m in keys if also is not None
+                                          or not m.startswith("adhot-")]
     y, y_range, label_choices = check_labels(y, n, y_range, label_range)
     n_train = n - round(test_size * n)
     if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
@@ -430,7 +439,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
                          + "; ".join(grid["tree"].notes) + " (change grids['tree']).")
     screen = list(range(d)) if private is None else (
         private if 2 <= len(private) <= MAX_ATTRIBUTED else [])
-    arms = _build_arms(data, grid, epsilons, private, also, screen, keys, names)
+    arms = _build_arms(data, grid, epsilons, private, also, screen, running, names)
+    used = {key: g for key, g in grid.items()  # DT (the reference) always runs on "tree"
+            if key == "tree" or any(m in running for m in _GRID_USERS[key])}
     choices = {
         "data": name, "rows": n, "features": d, "feature_names": names,
         "private": None if private is None else [names[j] for j in private],
@@ -440,17 +451,20 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         "personalized_rule": None if also is None else
         DecadeMask(tuple(private), tuple(also)).rule(names),
         "epsilons": epsilons, "splits": reps, "test_size": float(test_size), "seed": seed,
-        "training_rows": n_train, "methods": keys, "grid_rule": GRID_RULE,
-        "grids": {k: g.describe() for k, g in grid.items()},
-        "grid_notes": {k: list(g.notes) for k, g in grid.items() if g.notes},
+        "training_rows": n_train, "methods": running, "grid_rule": GRID_RULE,
+        "grids": {k: g.describe() for k, g in used.items()},
+        "grid_notes": {k: list(g.notes) for k, g in used.items() if g.notes},
         **label_choices, **(provenance or {}),
     }
+    if private and adhot and also is None:
+        choices["methods_not_run"] = (f"{', '.join(adhot)} not run: AdHistOfTree runs in the "
+                                      "personalized paradigm only")
     from .. import __version__
 
     choices["version"] = __version__
     notes = copies_notes(X, names, private or [])
-    for key, g in grid.items():
-        if not g.applicable and any(m in keys for m in _GRID_USERS[key]):
+    for key, g in used.items():
+        if not g.applicable:
             notes.append(f"{_GRID_NAMES[key]} not run: " + "; ".join(g.notes) + ".")
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)
@@ -464,10 +478,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         say("personalized paradigm: " + (choices["personalized_rule"] or
                                          "not run (name the columns some users also protect "
                                          "with personalized / --personalized)"))
+        if adhot and also is None:
+            say(f"{choices['methods_not_run']}")
     say("grids: " + GRID_RULE)
     for key, text in choices["grids"].items():
-        if key in _GRID_USERS and any(m in keys for m in _GRID_USERS[key]):
-            say(f"  {_GRID_NAMES[key]}: {text}")
+        say(f"  {_grid_name(key, running, screen)}: {text}")
     reps, choices["estimate"] = _plan(arms, reps, n_jobs, max_seconds, say)
     choices["splits"] = reps
     start = time.perf_counter()
@@ -482,15 +497,23 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     ranking = answers.cheapest_first(costs) if private is None else None
     table = answers.answer_table(summary, main, results, costs, choices) if private else \
         pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])
-    return WhatIf(results, best, summary, table, costs, ranking, grid, choices, notes)
+    return WhatIf(results, best, summary, table, costs, ranking, used, choices, notes)
 
 
 _GRID_NAMES = {"hot": "HistOfTree (ME, CART)", "hot0": "HistOfTree s=0 (label only)",
-               "adhot": "AdHistOfTree", "hist": "Hist", "tree": "ParDT, LabelDT, DT",
-               "krr": "KRR"}
+               "adhot": "AdHistOfTree", "hist": "Hist", "krr": "KRR"}
 _GRID_USERS = {"hot": ("hot-me", "hot-cart"), "hot0": ("hot0",),
                "adhot": ("adhot-me", "adhot-cart"), "hist": ("hist",),
-               "tree": tuple(METHODS), "krr": ("krr",)}
+               "tree": ("pardt", "labeldt"), "krr": ("krr",)}
+
+
+def _grid_name(key, running, screen):
+    """The methods a grid serves in this run ("tree": DT always, ParDT and LabelDT if run)."""
+    if key != "tree":
+        return _GRID_NAMES[key]
+    trees = [name for k, name in (("pardt", "ParDT"), ("labeldt", "LabelDT"))
+             if k in running or (k == "pardt" and screen)]
+    return ", ".join([*trees, "DT"])
 
 
 # ----------------------------------------------------------------------------------------------
