@@ -493,7 +493,6 @@ def _realdata(args, argv):
     if table.choices["loader_summary"]:
         print(table.choices["loader_summary"])
     print(f"feature box: {table.choices['feature_box']}.")
-    whatif_data.check_box(table, [names[j] for j in (private or []) + (also or [])])
     if args.y_range is None:
         print(("WARNING: --label-range private" if args.label_range else "WARNING: no "
                "--y-range") + ": the label range will be read off the private labels. This "

@@ -231,6 +231,18 @@ def test_realdata_without_y_range_warns_loudly(tmp_path, capsys):
         assert policy in (tmp_path / policy / "realdata.html").read_text()
 
 
+def test_realdata_warns_once_about_a_protected_box_read_off_the_data(tmp_path, capsys):
+    path = _user_csv(tmp_path)
+    code = main(["realdata", str(path), "--target", "cost", "--private", "income",
+                 "--personalized", "age", "--categorical", "onehot", "--y-range", "0", "4",
+                 "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"), "--no-progress",
+                 "--methods", "pardt", *TINY])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.count("feature box of protected") == 1, err
+    assert "column(s) income, age was read off the data" in err
+
+
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     path = _user_csv(tmp_path)
     (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")

@@ -144,6 +144,26 @@ def test_public_feature_bounds_scale_clip_and_are_recorded(tmp_path):
             whatif_data.load_table(tmp_path / "t.csv", "y", x_bounds=bounds)
 
 
+def test_whatif_warns_about_protected_columns_whose_box_was_read_off_the_data(tmp_path):
+    """The notebook's upload path (load_table, then whatif with provenance) warned nothing."""
+    frame = pd.DataFrame({"age": [20, 30, 40, 90] * 10, "x": np.arange(40.0),
+                          "z": np.arange(40.0) % 7, "y": np.arange(40.0) % 5})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    table = whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 5),
+                                   x_bounds={"age": (20, 90)})
+    run = functools.partial(whatif, table.X, table.y, feature_names=table.feature_names,
+                            y_range=(0, 5), reps=2, grids=TINY, epsilons=(2,),
+                            methods=["pardt"], provenance=table.choices)
+    with pytest.warns(PrivacyWarning, match=r"^the feature box of protected column\(s\) x, z "
+                      r"was read off the data \(min-max\): it leaks their extremes"):
+        run(private=["age", "x"], personalized=["z"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        run(private=["age"])  # public bounds: nothing to say
+        whatif(table.X, table.y, private=["x"], feature_names=table.feature_names,
+               y_range=(0, 5), reps=2, grids=TINY, epsilons=(2,), methods=["pardt"])
+
+
 def test_bounds_file_and_upload_helpers(tmp_path):
     (tmp_path / "b.csv").write_text("column,lo,hi\nage,0,120\n")
     assert whatif_data.read_bounds(tmp_path / "b.csv") == {"age": ("0", "120")}

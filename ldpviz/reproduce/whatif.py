@@ -38,7 +38,7 @@ from . import whatif_answers as answers
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
 from .runtime import duration, effective_jobs
-from .whatif_data import copies_notes, resolve_columns
+from .whatif_data import copies_notes, resolve_columns, warn_box
 from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here too)
     MAX_EPSILON,
     MAX_EPSILONS,
@@ -391,7 +391,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         Names the data in the cache key and the report.
     provenance : dict or None
         Choices made before this call (e.g. ``load_table(...).choices``: the feature box),
-        recorded in ``choices``.
+        recorded in ``choices``. A PrivacyWarning names the protected columns (``private`` and
+        ``personalized``) it lists under "feature_bounds_read_off_data": their bounds were
+        read off the data, which leaks their extremes.
     log : callable or None
         Called with a line of text for each step (the command line prints them).
 
@@ -415,6 +417,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         if set(also) & set(private):
             raise ValueError(f"personalized repeats columns of private: "
                              f"{_names(names, sorted(set(also) & set(private)))}.")
+    # Protected columns min-max scaled with bounds read off the data (load_table's provenance).
+    warn_box((provenance or {}).get("feature_bounds_read_off_data") or {},
+             [names[j] for j in (private or []) + (also or [])])
     epsilons = check_epsilons(epsilons)
     reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)

@@ -9,8 +9,9 @@ cannot read unambiguously) and then makes the two public choices visible:
   (``x_bounds``) is scaled with them and clipped to them (the share clipped is reported); any
   other column is min-max scaled with bounds read off the data, as in the paper's Appendix C.2,
   and ``choices`` lists those columns. For a public column this is harmless; for a protected
-  one it leaks its extremes, so :func:`check_box` warns when a protected column has no public
-  bounds.
+  one it leaks its extremes, so :func:`ldpviz.reproduce.whatif.whatif` (given these
+  ``choices`` as ``provenance``) and :func:`check_box` warn when a protected column has no
+  public bounds.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..datasets import load_csv
 from ..datasets._csv import ENCODING, utf8_errors
 
 __all__ = ["check_box", "copies_notes", "csv_columns", "load_table", "read_bounds",
-           "resolve_columns", "save_upload"]
+           "resolve_columns", "save_upload", "warn_box"]
 
 
 def read_bounds(path):
@@ -107,8 +108,8 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         options["y_range"] = y_range
     with warnings.catch_warnings():
         # The label range is whatif's to warn about (it records where it came from).
-        # So are the feature bounds: check_box names the protected columns left without public
-        # bounds once x_bounds are applied.
+        # So are the feature bounds: whatif (given choices as provenance) names the protected
+        # columns left without public bounds once x_bounds are applied.
         warnings.filterwarnings("ignore", message=".*y_range.*", category=PrivacyWarning)
         warnings.filterwarnings("ignore", message=".*feature box.*", category=PrivacyWarning)
         with np.errstate(all="ignore"):  # what the scaling made of inf is checked below
@@ -166,13 +167,21 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
 
 def check_box(table, protected):
     """Warn (PrivacyWarning) when protected columns were scaled with bounds read off the data."""
-    leaking = [c for c in protected if c in table.data_bounds]
+    return warn_box(table.data_bounds, protected, stacklevel=2)
+
+
+def warn_box(read_off, protected, stacklevel=2):
+    """The PrivacyWarning of :func:`check_box` for the protected columns among ``read_off``
+    (the columns whose bounds were read off the data, e.g. ``load_table(...).choices[
+    "feature_bounds_read_off_data"]``); returns them."""
+    leaking = [c for c in protected if c in read_off]
     if leaking:
         shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
                                           else "")
         warnings.warn(f"the feature box of protected column(s) {shown} was read off the data "
                       "(min-max): it leaks their extremes; pass public bounds (--x-range or "
-                      "--feature-bounds, or x_bounds).", PrivacyWarning, stacklevel=2)
+                      "--feature-bounds, or x_bounds).", PrivacyWarning,
+                      stacklevel=stacklevel + 1)
     return leaking
 
 
