@@ -444,6 +444,9 @@ BAD = [
         "realdata", f["good"], "--target", "cost", "--private", "age", "--methods", "adhot-me",
         "adhot-cart", "--out", o],
      "--methods adhot-me adhot-cart needs --personalized"),  # ran nothing, exit 0
+    ("y-range misses every label", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "income", "--y-range", "100",
+        "200", "--out", o], "no label lies inside"),  # ran: 2397 x DT's error
     ("methods bogus", lambda f, o: ["realdata", f["good"], "--target", "cost", "--methods",
                                     "xgboost"], "--methods"),
     ("missing file", lambda f, o: ["realdata", f["good"] + ".missing", "--target", "cost",

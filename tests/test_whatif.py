@@ -192,10 +192,31 @@ def test_labels_range_warnings():
                      methods=["pardt", "labeldt"])
     assert out.choices["y_range_source"].startswith("read off")
     assert out.choices["labels_clipped"] == 0
-    with pytest.warns(UserWarning, match="clips .*% of the labels"):
-        out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY, y_range=(-0.5, 0.5),
+    with pytest.warns(UserWarning, match="clips .*% of the labels .*: every private method "
+                      "trains on the clipped labels, the non-private reference DT on the raw "
+                      "ones, and all are tested on the raw labels"):
+        out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY, y_range=(-1, 1),
                      methods=["pardt"])
-    assert out.choices["labels_clipped"] == pytest.approx(np.mean(np.abs(y) > 0.5))
+    assert out.choices["labels_clipped"] == pytest.approx(np.mean(np.abs(y) > 1))
+    assert "DT on the raw labels" in out.choices["label_clipping"]
+
+
+def test_a_label_range_that_clips_most_labels_is_refused():
+    """(100, 200) on labels in 15-31 ran and reported 2397 times DT's error: DT fits the raw
+    labels, every private method the clipped ones."""
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 2)), rng.uniform(15, 31, 60)
+    run = functools.partial(whatif, X, y, private=[0], epsilons=(2,), reps=2, grids=TINY,
+                            methods=["pardt"])
+    with pytest.raises(ValueError, match=r"^no label lies inside y_range \(100, 200\): the "
+                       r"labels span 15.\d+ to 30.\d+, so every private method would "
+                       "estimate the clipped label"):
+        run(y_range=(100, 200))
+    lo = np.sort(y)[29]  # 29 of 60 labels below lo: kept; 31: refused
+    with pytest.raises(ValueError, match=r"^31 of the 60 labels \(52%\) lie outside y_range"):
+        run(y_range=(np.sort(y)[31] - 1e-9, 40))
+    with pytest.warns(UserWarning, match="clips 48.3% of the labels"):
+        assert run(y_range=(lo - 1e-9, 40)).choices["labels_clipped"] == pytest.approx(29 / 60)
 
 
 def test_label_range_policies_are_recorded_and_checked():

@@ -366,8 +366,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         Random train/test splits (the paper uses 50). None: 20, or as many as fit in
         ``max_seconds`` (at least 5; the choice is logged and recorded).
     y_range : (lo, hi) or None
-        Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Labels
-        outside it are clipped by every method; above 1% clipped a UserWarning says so.
+        Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Every
+        private method trains on labels clipped to it; the non-private reference DT trains on
+        the raw labels, and every method is tested on the raw labels (so ratios to DT include
+        the clipping's cost). Above 1% clipped a UserWarning says so; a range that leaves more
+        than half of the labels outside is refused.
     label_range : {"declared", "independent", "private"} or None
         Where the label range comes from (the policies of ``reproduce table1``), recorded in
         ``choices``: "declared" (the label's declared scale) and "independent" (the range of
