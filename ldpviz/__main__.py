@@ -506,7 +506,8 @@ def _realdata(args, argv):
                     name=args.csv.name, provenance=table.choices, log=print,
                     **_run_options(args))
     command = "python -m ldpviz " + " ".join(shlex.quote(str(a)) for a in argv)
-    files = whatif_report.write_whatif(result, args.out, "realdata", command=command)
+    files = whatif_report.write_whatif(result, args.out, "realdata", command=command,
+                                       log=lambda line: print(f"ldpviz realdata: {line}"))
     text = whatif_report.console_text(result)
     if private is None:
         text += ("\n\nNo --private was given, so no column was assumed private: the table "

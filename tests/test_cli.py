@@ -243,6 +243,23 @@ def test_realdata_warns_once_about_a_protected_box_read_off_the_data(tmp_path, c
     assert "column(s) income, age was read off the data" in err
 
 
+def test_realdata_in_a_reused_folder_removes_the_earlier_run_s_files(tmp_path, capsys):
+    path = _user_csv(tmp_path)
+    argv = ["realdata", str(path), "--target", "cost", "--categorical", "onehot", "--y-range",
+            "0", "4", "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"),
+            "--no-progress", "--methods", "pardt", *TINY]
+    assert main([*argv, "--private", "income", "age"]) == 0
+    assert (tmp_path / "o" / "realdata_costs.csv").is_file()
+    capsys.readouterr()
+    assert main([*argv, "--private", "income"]) == 0
+    out = capsys.readouterr().out
+    assert "ldpviz realdata: removed 2 file(s) of an earlier run from " in out
+    assert "realdata_costs.csv, realdata_costs.png" in out
+    assert not (tmp_path / "o" / "realdata_costs.csv").exists()
+    assert not (tmp_path / "o" / "realdata_costs.png").exists()
+    assert (tmp_path / "o" / ".ldpviz_cache").is_dir()  # the cache is kept
+
+
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     path = _user_csv(tmp_path)
     (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")

@@ -555,3 +555,29 @@ def test_report_files_and_a_self_contained_html(tmp_path):
     assert whatif_report.label_only_note(without) is None
     back = pd.read_csv(tmp_path / "out" / "realdata.csv")
     assert math.isclose(back.loc[back["method"] == "DT", "mse_ratio"].mean(), 1.0)
+
+
+def test_the_report_removes_its_own_files_of_an_earlier_run(tmp_path):
+    """A reused folder kept realdata_costs.csv/.png of an earlier run, looking current."""
+    table, _ = _table(tmp_path, 200, 4)
+    run = functools.partial(whatif, table.X, table.y, feature_names=table.feature_names,
+                            y_range=table.y_range, epsilons=(2,), reps=2, grids=TINY,
+                            methods=["pardt"])
+    out = tmp_path / "out"
+    first = whatif_report.write_whatif(run(private=["signal", "weak"]), out)
+    assert {"realdata_costs.csv", "realdata_costs.png"} <= {f.name for f in first}
+    keep = ["notes.txt", "realdata_costs_old.csv", "mine.png", "realdata.csv.bak"]
+    for name in keep:  # not this tool's names: never touched
+        (out / name).write_text("mine")
+    (out / ".ldpviz_cache").mkdir()
+    said = []
+    second = whatif_report.write_whatif(run(private=["signal"]), out, log=said.append)
+    names = {f.name for f in second}
+    assert "realdata_costs.csv" not in names  # one protected column: no per-column costs
+    assert sorted(p.name for p in out.iterdir()) == sorted([*names, *keep, ".ldpviz_cache"])
+    assert said == [f"removed 2 file(s) of an earlier run from {out} that this run does not "
+                    "write: realdata_costs.csv, realdata_costs.png"]
+    said.clear()
+    whatif_report.write_whatif(run(private=["signal"]), out, log=said.append)
+    assert said == []  # nothing stale: nothing to say
+

@@ -27,6 +27,7 @@ __all__ = [
     "costs_figure",
     "markdown_table",
     "matplotlib_figure",
+    "output_names",
     "plotly_costs",
     "plotly_ratios",
     "write_whatif",
@@ -234,10 +235,39 @@ def _choices_for_report(choices):
 # ----------------------------------------------------------------------------------------------
 # Files
 # ----------------------------------------------------------------------------------------------
-def write_whatif(result, out, stem="realdata", command=None):
-    """Write the CSV files, PNG figures, markdown and the HTML report; return their paths."""
+#: What :func:`write_whatif` may write, as suffixes of its ``stem``.
+OUTPUTS = ("", "_grid", "_summary", "_answers", "_costs")
+FIGURES = ("", "_costs")
+
+
+def output_names(stem="realdata"):
+    """Names of every file :func:`write_whatif` may write with ``stem`` (and nothing else)."""
+    return ([f"{stem}{s}.csv" for s in OUTPUTS] + [f"{stem}{s}.png" for s in FIGURES]
+            + [f"{stem}.md", f"{stem}.html"])
+
+
+def _remove_earlier(out, stem):
+    """Delete this tool's own files from an earlier run in ``out`` (by their exact names:
+    :func:`output_names`); a run that writes fewer files left the others looking current."""
+    removed = []
+    for name in output_names(stem):
+        path = out / name
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def write_whatif(result, out, stem="realdata", command=None, log=None):
+    """Write the CSV files, PNG figures, markdown and the HTML report; return their paths.
+
+    Files of an earlier run with the same ``stem`` in ``out`` (only the names this function
+    writes, :func:`output_names`) are removed first; those this run does not write again are
+    named in one line to ``log`` (a callable, e.g. print), if given.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    removed = _remove_earlier(out, stem)
     written = []
 
     def save_csv(frame, suffix):
@@ -266,6 +296,10 @@ def write_whatif(result, out, stem="realdata", command=None):
     path.write_text(f"# What-if: {result.choices['data']}\n\n{text}\n", encoding="utf-8")
     written.append(path)
     written.append(html_report(result, command).write(out / f"{stem}.html"))
+    stale = [p.name for p in removed if p.name not in {Path(w).name for w in written}]
+    if stale and log is not None:
+        log(f"removed {len(stale)} file(s) of an earlier run from {out} that this run does not "
+            f"write: {', '.join(stale)}")
     return written
 
 
