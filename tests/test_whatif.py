@@ -404,6 +404,9 @@ def test_any_numeric_table_gets_an_answer(tmp_path, n, d):
                         y_range=table.y_range, epsilons=(1, 4), reps=3, grids=TINY,
                         personalized=None if d < 4 else ["noise2"], provenance=table.choices)
     assert [str(w.message) for w in caught] == result.notes  # every note is also a warning
+    # the table's box was read off the data (load_table without x_bounds): said first
+    assert result.notes[0].startswith(f"the feature box of protected column(s) {private[0]}")
+    result.notes.pop(0)
     paradigms = ["aligned"] + (["personalized"] if d >= 4 else [])
     methods = set(zip(result.summary["paradigm"], result.summary["method"], strict=True))
     for paradigm in paradigms:

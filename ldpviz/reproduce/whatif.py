@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import check_features, check_int
+from .._validation import PrivacyWarning, check_features, check_int
 from ..adhistoftree import AdHistOfTree
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 from ..estimators import HistOfTree
@@ -38,7 +38,7 @@ from . import whatif_answers as answers
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
 from .runtime import duration, effective_jobs
-from .whatif_data import copies_notes, resolve_columns, warn_box
+from .whatif_data import box_message, copies_notes, resolve_columns
 from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here too)
     MAX_EPSILON,
     MAX_EPSILONS,
@@ -129,6 +129,10 @@ class WhatIf:
     choices : dict
         Everything needed to repeat the run (columns, ranges, grids, epsilons, splits, seed,
         version) and what the data said about them (clipped shares).
+    notes : list of str
+        What was also issued as warnings about the inputs (a protected feature box read off
+        the data, a protected column that protects nothing, a grid that cannot run); the
+        report shows them.
     """
 
     results: pd.DataFrame
@@ -421,8 +425,10 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
             raise ValueError(f"personalized repeats columns of private: "
                              f"{_names(names, sorted(set(also) & set(private)))}.")
     # Protected columns min-max scaled with bounds read off the data (load_table's provenance).
-    warn_box((provenance or {}).get("feature_bounds_read_off_data") or {},
-             [names[j] for j in (private or []) + (also or [])])
+    box = box_message((provenance or {}).get("feature_bounds_read_off_data") or {},
+                      [names[j] for j in (private or []) + (also or [])])
+    if box:
+        warnings.warn(box, PrivacyWarning, stacklevel=2)
     epsilons = check_epsilons(epsilons)
     reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)
@@ -476,6 +482,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
             notes.append(f"{_GRID_NAMES[key]} not run: " + "; ".join(g.notes) + ".")
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)
+    notes = ([box] if box else []) + notes  # the report shows the privacy warning too
     say(f"label range ({y_range[0]:g}, {y_range[1]:g}), {label_choices['y_range_source']}: "
         f"clips {label_choices['labels_clipped']:.1%} of the labels")
     if private is None:

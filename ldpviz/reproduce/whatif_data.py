@@ -28,8 +28,8 @@ from .._validation import PrivacyWarning, check_bool
 from ..datasets import load_csv
 from ..datasets._csv import ENCODING, utf8_errors
 
-__all__ = ["check_box", "copies_notes", "csv_columns", "load_table", "read_bounds",
-           "resolve_columns", "save_upload", "warn_box"]
+__all__ = ["box_message", "check_box", "copies_notes", "csv_columns", "load_table",
+           "read_bounds", "resolve_columns", "save_upload", "warn_box"]
 
 
 def read_bounds(path):
@@ -170,19 +170,26 @@ def check_box(table, protected):
     return warn_box(table.data_bounds, protected, stacklevel=2)
 
 
-def warn_box(read_off, protected, stacklevel=2):
-    """The PrivacyWarning of :func:`check_box` for the protected columns among ``read_off``
-    (the columns whose bounds were read off the data, e.g. ``load_table(...).choices[
-    "feature_bounds_read_off_data"]``); returns them."""
+def box_message(read_off, protected):
+    """The warning for the protected columns among ``read_off`` (the columns whose bounds were
+    read off the data, e.g. ``load_table(...).choices["feature_bounds_read_off_data"]``), or
+    None when there are none."""
     leaking = [c for c in protected if c in read_off]
-    if leaking:
-        shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
-                                          else "")
-        warnings.warn(f"the feature box of protected column(s) {shown} was read off the data "
-                      "(min-max): it leaks their extremes; pass public bounds (--x-range or "
-                      "--feature-bounds, or x_bounds).", PrivacyWarning,
-                      stacklevel=stacklevel + 1)
-    return leaking
+    if not leaking:
+        return None
+    shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
+                                      else "")
+    return (f"the feature box of protected column(s) {shown} was read off the data (min-max): "
+            "it leaks their extremes; pass public bounds (--x-range or --feature-bounds, or "
+            "x_bounds).")
+
+
+def warn_box(read_off, protected, stacklevel=2):
+    """Warn (PrivacyWarning, :func:`box_message`); return the protected columns concerned."""
+    message = box_message(read_off, protected)
+    if message:
+        warnings.warn(message, PrivacyWarning, stacklevel=stacklevel + 1)
+    return [c for c in protected if c in read_off]
 
 
 def resolve_columns(requested, names, argname):
