@@ -584,3 +584,45 @@ def test_the_report_removes_its_own_files_of_an_earlier_run(tmp_path):
     whatif_report.write_whatif(run(private=["signal"]), out, log=said.append)
     assert said == []  # nothing stale: nothing to say
 
+
+def test_the_answer_and_the_figure_say_the_error_in_the_label_s_units(tmp_path):
+    """Only ratios to DT were shown: "1.48 x" could not be read as "RMSE 62 -> 75"; the PNG
+    named no table, target, protected column, epsilon or split count."""
+    table, _ = _table(tmp_path, 300, 6)
+    result = whatif(table.X, table.y, private=["signal", "weak"], personalized=["noise2"],
+                    feature_names=table.feature_names, y_range=table.y_range, epsilons=(2, 4),
+                    reps=3, grids=TINY, provenance=table.choices, name="table.csv")
+    assert result.choices["target"] == TARGET
+    dt = np.sqrt(result.best.loc[result.best["method"] == "DT", "mse"].mean())
+    for row in result.answers.itertuples():
+        assert row.reference_rmse == pytest.approx(dt)
+        win = result.summary[(result.summary["epsilon"] == row.epsilon)
+                             & (result.summary["paradigm"] == row.paradigm)
+                             & (result.summary["method"] == row.winner)]
+        assert row.winner_rmse == pytest.approx(np.sqrt(win["mse"].iloc[0]))
+        verb = "rises" if row.winner_rmse > dt else "falls"
+        assert (f"In units of {TARGET}, the test RMSE {verb} from "
+                f"{whatif_answers.units(dt)} (the non-private tree) to "
+                f"{whatif_answers.units(row.winner_rmse)} ({row.winner}).") in row.sentence
+    assert f"DT's test RMSE is {whatif_answers.units(dt)} (in units of {TARGET})" in \
+        whatif_report.console_text(result)
+    assert "test RMSE: DT → best" in whatif_report.answers_display(result.answers)
+    fig = whatif_report.matplotlib_figure(result)
+    title = fig._suptitle.get_text()
+    for words in (f"What-if on table.csv, predicting {TARGET}", "protected by every user: signal, "
+                  "weak; by some users also: noise2", "ε = 2, 4; 3 random 70%/30% train/test "
+                  f"splits; non-private tree's test RMSE {whatif_answers.units(dt)}"):
+        assert words in title.replace("\n", " "), title
+    # the title stays inside the figure (drawn, then measured)
+    fig.canvas.draw()
+    box = fig._suptitle.get_window_extent()
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width and box.y1 <= fig.bbox.height
+    # without a name for the label, the units are the label's
+    plain = whatif(table.X, table.y, private=[0], y_range=table.y_range, epsilons=(2,),
+                   reps=2, grids=TINY, methods=["pardt", "hot0"])
+    assert plain.choices["target"] is None
+    assert "In the label's units, the test RMSE" in plain.sentences[0]
+    named = whatif(table.X, pd.Series(table.y, name="cost"), private=["x0"], y_range=table.y_range,
+                   epsilons=(2,), reps=2, grids=TINY, methods=["pardt"])
+    assert named.choices["target"] == "cost" and "In units of cost," in named.sentences[0]
+

@@ -348,7 +348,8 @@ def _expand(best, paradigms):
 def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilons=(1, 2, 4),
            reps=20, y_range=None, label_range=None, test_size=0.3, seed=0, n_jobs=None,
            progress=False, cache_dir=None, grids=None, methods=None,
-           max_seconds=60 * MAX_MINUTES, name="data", provenance=None, log=None):
+           max_seconds=60 * MAX_MINUTES, name="data", target_name=None, provenance=None,
+           log=None):
     """What does protecting these columns cost at each epsilon, and which method wins?
 
     Parameters
@@ -396,6 +397,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         limit.
     name : str
         Names the data in the cache key and the report.
+    target_name : str or None
+        Names the label, whose units the answer's errors (RMSE) are in. None: the "target" of
+        ``provenance`` (``load_table``'s), else the name of a pandas Series ``y``, else none.
     provenance : dict or None
         Choices made before this call (e.g. ``load_table(...).choices``: the feature box),
         recorded in ``choices``. A PrivacyWarning names the protected columns (``private`` and
@@ -411,6 +415,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     test_size, n_jobs, progress, cache_dir, max_seconds = check_options(
         test_size, n_jobs, progress, cache_dir, max_seconds, log)
     say = log or (lambda text: None)
+    target_name = target_name or (provenance or {}).get("target") or getattr(y, "name", None)
     table, X = X, check_features(X, "X")  # the table as given names its columns
     n, d = X.shape
     names = column_names(table, feature_names, d)
@@ -476,6 +481,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     from .. import __version__
 
     choices["version"] = __version__
+    choices["target"] = None if target_name is None else str(target_name)
     notes = copies_notes(X, names, private or [])
     for key, g in used.items():
         if not g.applicable:

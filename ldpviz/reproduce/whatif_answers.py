@@ -159,6 +159,27 @@ def pct(value, se=None):
     return text
 
 
+def units(value):
+    """An error in the label's units: 3 significant digits, whole numbers from 100 on."""
+    value = float(value)
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def in_units(target):
+    return f"in units of {target}" if target else "in the label's units"
+
+
+def _rmse_sentence(row, target):
+    """The non-private tree's test RMSE and the best protecting method's, in the label's units."""
+    dt, best = units(row["reference_rmse"]), units(row["winner_rmse"])
+    if dt == best:
+        return (f"{in_units(target).capitalize()}, the test RMSE stays at {dt} (the non-private "
+                f"tree's and {row['winner']}'s).")
+    verb = "rises" if row["winner_rmse"] > row["reference_rmse"] else "falls"
+    return (f"{in_units(target).capitalize()}, the test RMSE {verb} from {dt} (the non-private "
+            f"tree) to {best} ({row['winner']}).")
+
+
 def _splits(reps, verb=True):
     text = "1 split" if reps == 1 else f"{reps} splits"
     return text + (" is" if reps == 1 else " are") if verb else text
@@ -217,14 +238,16 @@ def answer_table(summary, main, results, costs, choices):
     rows = []
     private = choices["private"] or []
     reps = choices["splits"]
+    reference_rmse = float(np.sqrt(main.loc[main["method"] == REFERENCE, "mse"].mean()))
     for (eps, paradigm), group in summary[summary["role"] != "reference"].groupby(
             ["epsilon", "paradigm"], sort=True):
         prot = group[group["role"] == "protected"].sort_values("ratio")
         label = group[group["role"] == "label"].sort_values("ratio")
-        row = {"epsilon": eps, "paradigm": paradigm}
+        row = {"epsilon": eps, "paradigm": paradigm, "reference_rmse": reference_rmse}
         if not prot.empty:
             win = prot.iloc[0]
-            row.update(winner=win["method"], winner_ratio=win["ratio"],
+            row.update(winner=win["method"], winner_rmse=float(np.sqrt(win["mse"])),
+                       winner_ratio=win["ratio"],
                        winner_ratio_se=win["ratio_se"], winner_significant=win["significant"],
                        runner_up=prot.iloc[1]["method"] if len(prot) > 1 else None)
         if not prot.empty and not label.empty:
@@ -285,6 +308,7 @@ def _sentence(row, prot, choices, reps):
         if row["winner"] == "Hist" and prot.iloc[0].get("t") == 1:
             text += "; Hist with t = 1 is a privately estimated mean: nothing beat the average"
         out.append(text + ".")
+        out.append(_rmse_sentence(row, choices.get("target")))
     if np.isfinite(row.get("hot_t", np.nan)):
         if row["hot_t"] == 1:
             out.append("HistOfTree's private histogram did not help: its best grid point has "

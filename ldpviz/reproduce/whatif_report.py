@@ -9,6 +9,7 @@ choice made.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -19,7 +20,7 @@ from plotly.subplots import make_subplots
 
 from .paper import LABEL_LDP_SENTENCE, LABEL_ONLY
 from .report import HtmlReport
-from .whatif_answers import pct, wide_summary
+from .whatif_answers import in_units, pct, units, wide_summary
 
 __all__ = [
     "answers_display",
@@ -76,11 +77,48 @@ def _new_figure(ncols, width=5.6, height=4.4, sharey=False):
     return fig, fig.subplots(1, ncols, squeeze=False, sharey=sharey)[0]
 
 
+def _listed(columns, most=8):
+    columns = [str(c) for c in columns]
+    return ", ".join(columns[:most]) + (f" and {len(columns) - most} more"
+                                        if len(columns) > most else "")
+
+
+def reference_rmse(result):
+    """The non-private tree DT's test RMSE (root of its mean test MSE over the splits)."""
+    mse = result.best.loc[result.best["method"] == "DT", "mse"]
+    return float(np.sqrt(mse.mean())) if len(mse) else None
+
+
+def figure_title(result, width):
+    """What a figure shows, wrapped to ``width`` characters: the table and its target, the
+    protected columns, epsilons, splits and the non-private tree's RMSE in the label's units."""
+    c = result.choices
+    target = c.get("target")
+    lines = [f"What-if on {c['data']}" + (f", predicting {target}" if target else "")]
+    if c.get("private"):
+        lines.append(f"protected by every user: {_listed(c['private'])}"
+                     + (f"; by some users also: {_listed(c['personalized'])}"
+                        if c.get("personalized") else ""))
+    else:
+        lines.append("no column assumed private: each column protected alone")
+    test = c.get("test_size", 0.3)
+    text = (f"ε = {', '.join(f'{e:g}' for e in c['epsilons'])}; {c['splits']} random "
+            f"{1 - test:.0%}/{test:.0%} train/test splits")
+    rmse = reference_rmse(result)
+    if rmse is not None:
+        text += f"; non-private tree's test RMSE {units(rmse)} ({in_units(target)})"
+    lines.append(text)
+    return "\n".join(textwrap.fill(line, width) for line in lines)
+
+
 def matplotlib_figure(result):
-    """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm."""
+    """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm, titled with what
+    it shows (:func:`figure_title`)."""
     rows = _rows(result)
     paradigms = [p for p in PARADIGMS if (rows["paradigm"] == p).any()] or ["aligned"]
     fig, axes = _new_figure(len(paradigms), height=5.0, sharey=True)
+    # About 13 characters of 10-point text per inch of figure width.
+    fig.suptitle(figure_title(result, int(13 * fig.get_figwidth())), fontsize=10)
     epsilons = sorted(rows["epsilon"].dropna().unique())
     handles = {}
     with plt.rc_context({"font.size": 11}):
@@ -125,7 +163,11 @@ def costs_figure(result, top=20):
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(x, list(order), rotation=60, ha="right")
     ax.set_ylabel("extra error when protected alone (%, ± 2 SE)")
-    ax.set_title("cost of protecting one column")
+    c = result.choices
+    ax.set_title(textwrap.fill(f"cost of protecting one column alone: {c['data']}"
+                               + (f", predicting {c['target']}" if c.get("target") else "")
+                               + f"; {c['splits']} splits", int(13 * fig.get_figwidth())),
+                 fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
@@ -191,6 +233,8 @@ def answers_display(table):
         if isinstance(r.get("winner"), str):
             row["best method"] = r["winner"] + ("*" if r["winner_significant"] else "")
             row["× DT"] = f"{r['winner_ratio']:.2f} ± {2 * r['winner_ratio_se']:.2f}"
+            row["test RMSE: DT → best"] = (f"{units(r['reference_rmse'])} → "
+                                          f"{units(r['winner_rmse'])}")
         if isinstance(r.get("label_method"), str):
             row["best label-only"] = r["label_method"]
             row["× DT (label-only)"] = f"{r['label_ratio']:.2f} ± {2 * r['label_ratio_se']:.2f}"
@@ -212,6 +256,11 @@ def console_text(result, max_columns=25):
                   "protection, one-sided Wilcoxon signed-rank test at 0.05; "
                   "HistOfTree s=0 and LabelDT protect the label only):", "",
                   markdown_table(table)]
+        rmse = reference_rmse(result)
+        if rmse is not None:
+            lines += ["", f"The non-private tree DT's test RMSE is {units(rmse)} "
+                      f"({in_units(result.choices.get('target'))}); a ratio r above is a test "
+                      "RMSE √r times DT's."]
         if label_only_note(result):
             lines += ["", label_only_note(result)]
     if result.costs is not None:
@@ -307,7 +356,8 @@ def html_report(result, command=None):
     """The self-contained HTML report (an :class:`HtmlReport`)."""
     c = result.choices
     report = HtmlReport(f"What-if: {c['data']}",
-                        subtitle=f"{c['rows']:,} rows, {c['features']} features; "
+                        subtitle=(f"target {c['target']}; " if c.get("target") else "")
+                        + f"{c['rows']:,} rows, {c['features']} features; "
                                  f"{c['splits']} random splits; ε in "
                                  f"{', '.join(f'{e:g}' for e in c['epsilons'])}.")
     report.heading("The answer")
