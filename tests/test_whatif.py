@@ -626,3 +626,38 @@ def test_the_answer_and_the_figure_say_the_error_in_the_label_s_units(tmp_path):
                    epsilons=(2,), reps=2, grids=TINY, methods=["pardt"])
     assert named.choices["target"] == "cost" and "In units of cost," in named.sentences[0]
 
+
+def test_the_answer_says_when_a_chosen_value_is_the_largest_its_grid_offered():
+    """HistOfTree chose t = 3, the top of its grid, and the answer called the cost significant
+    without a word that a larger t might do better."""
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 2))
+    y = 3 * (X[:, 0] > 0.5) + X[:, 1] + rng.normal(0, 0.3, 600)
+    tree = {"max_depth": (1, 2, 4, 6), "min_samples_leaf": (10,)}
+
+    def run(ts):
+        hot = {"t": ts, "depth": (0, 1, 2), "rho": (0.5,), "min_samples_leaf": (0,)}
+        return whatif(X, y, private=[0], y_range=(-1, 5), epsilons=(1000,), reps=3,
+                      grids={"hot": hot, "tree": tree}, methods=["hot-me", "hot0"])
+
+    row = run((1, 2)).answers.iloc[0]
+    assert row["hot_t"] == 2
+    assert "HistOfTree ME's t = 2" in row["grid_edge"] and "--grid hot.t=…" in row["grid_edge"]
+    assert "offered: a larger one may do better (widen with " in row["grid_edge"]
+    assert "in Python, grids=)." in row["sentence"] and row["grid_edge"] in row["sentence"]
+    row = run((1, 2, 3)).answers.iloc[0]  # t = 2 splits at 0.5; t = 3 cannot
+    assert row["hot_t"] == 2 and "t = " not in (row["grid_edge"] or "")
+    # the rule, on made-up rows: only the named methods, only values at their grid's largest
+    grid = G.MethodGrid("hot", ({"t": (1,), "depth": (0,)}, {"t": (1, 2, 3), "depth": (1, 4)}))
+    assert whatif_answers.grid_maxima(grid) == {"t": 3, "depth": 4}
+    assert whatif_answers.grid_maxima(G.MethodGrid("hot0", ({"t": (1,), "depth": (2,)},))) == {}
+    rows = pd.DataFrame({"method": ["HistOfTree ME", "DT"], "t": [3, np.nan],
+                         "depth": [2, np.nan], "max_depth": [np.nan, 12]})
+    edges = {"HistOfTree ME": ("hot", {"t": 3, "depth": 4}),
+             "DT": ("tree", {"max_depth": 12, "min_samples_leaf": 100})}
+    assert whatif_answers._edges(rows, edges) == (
+        "HistOfTree ME's t = 3, DT's max_depth = 12 are the largest values the grids offered: a "
+        "larger one may do better (widen with --grid hot.t=…, --grid tree.max_depth=…; in "
+        "Python, grids=).")
+    assert whatif_answers._edges(rows.assign(t=2, max_depth=8), edges) is None
+

@@ -516,11 +516,20 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     summary = answers.summarize(main)
     costs = answers.column_costs(best, names, n_train) if screen else None
     ranking = answers.cheapest_first(costs) if private is None else None
-    table = answers.answer_table(summary, main, results, costs, choices) if private else \
+    edges = {}  # method -> (its --grid key, the largest value offered per tuned size)
+    for k in [*running, REFERENCE]:
+        key = _METHOD_GRID[k]
+        edges[METHODS[k][0] if k in METHODS else k] = ("hot" if key == "hot0" else key,
+                                                       answers.grid_maxima(used[key]))
+    table = answers.answer_table(summary, main, results, costs, choices, edges) if private else \
         pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])
     return WhatIf(results, best, summary, table, costs, ranking, used, choices, notes)
 
 
+#: The grid each method key (and DT) runs on.
+_METHOD_GRID = {"hot-me": "hot", "hot-cart": "hot", "adhot-me": "adhot", "adhot-cart": "adhot",
+                "pardt": "tree", "krr": "krr", "hist": "hist", "hot0": "hot0",
+                "labeldt": "tree", REFERENCE: "tree"}
 _GRID_NAMES = {"hot": "HistOfTree (ME, CART)", "hot0": "HistOfTree s=0 (label only)",
                "adhot": "AdHistOfTree", "hist": "Hist", "krr": "KRR"}
 _GRID_USERS = {"hot": ("hot-me", "hot-cart"), "hot0": ("hot0",),

@@ -233,9 +233,53 @@ def _attribution(costs, eps, private):
     return f"spread over several columns (each protected alone, for ParDT: {alone})"
 
 
-def answer_table(summary, main, results, costs, choices):
-    """Per (epsilon, paradigm): the numbers of the answer and its sentence."""
+#: Tuned sizes whose largest offered value may cap a method (more bins, deeper trees, ...).
+EDGE_PARAMS = ("t", "depth", "max_depth", "t_offset", "k")
+
+
+def grid_maxima(grid):
+    """{parameter: largest value} of a MethodGrid, for the :data:`EDGE_PARAMS` it varies."""
+    values = {}
+    for sub in grid.subgrids:
+        for param, vals in sub.items():
+            if param in EDGE_PARAMS:
+                values.setdefault(param, set()).update(v for v in vals if v is not None)
+    return {p: max(v) for p, v in values.items() if len(v) > 1}
+
+
+def _edges(rows, edges):
+    """The sentence naming the chosen values that are the largest their grid offered.
+
+    ``rows``: summary rows of the methods the answer names; ``edges``: method -> (the grid's
+    key for ``--grid``, {parameter: largest value offered}).
+    """
+    found, options = [], []
+    for _, row in rows.iterrows():
+        key, maxima = edges.get(row["method"], (None, {}))
+        hits = [(p, top) for p, top in maxima.items()
+                if np.isfinite(row.get(p, np.nan)) and row[p] == top]
+        if hits:
+            found.append(f"{row['method']}'s " + " and ".join(f"{p} = {top:g}"
+                                                              for p, top in hits))
+            options += [f"--grid {key}.{p}=…" for p, _ in hits
+                        if f"--grid {key}.{p}=…" not in options]
+    if not found:
+        return None
+    one = len(found) == 1 and " and " not in found[0]
+    return (f"{', '.join(found)} {'is' if one else 'are'} the largest "
+            f"{'value its grid' if one else 'values the grids'} offered: a larger one may do "
+            f"better (widen with {', '.join(options)}; in Python, grids=).")
+
+
+def answer_table(summary, main, results, costs, choices, edges=None):
+    """Per (epsilon, paradigm): the numbers of the answer and its sentence.
+
+    ``edges``: method -> (grid key, {parameter: largest value offered}); a chosen value at
+    the largest is said (for the winner, the best HistOfTree, the best label-only method and
+    DT).
+    """
     rows = []
+    dt = summary[summary["method"] == REFERENCE]
     private = choices["private"] or []
     reps = choices["splits"]
     reference_rmse = float(np.sqrt(main.loc[main["method"] == REFERENCE, "mse"].mean()))
@@ -261,6 +305,9 @@ def answer_table(summary, main, results, costs, choices):
         row.update(_histogram(main, results, eps, paradigm, summary) or {})
         row["attribution"] = _attribution(costs, eps, private) if paradigm == "aligned" \
             else None
+        named = [row.get(k) for k in ("winner", "hot_method", "label_method")]
+        row["grid_edge"] = _edges(pd.concat([group[group["method"].isin(named)], dt]),
+                                  edges or {})
         row["sentence"] = _sentence(row, prot, choices, reps)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -321,6 +368,8 @@ def _sentence(row, prot, choices, reps):
                        f"t = {row['hot_t']}, {pct(-row['hot_gain'], row['hot_gain_se'])} "
                        f"error relative to its best t = 1 point (p = "
                        f"{row['hot_gain_p']:.2g}).")
+    if row.get("grid_edge"):
+        out.append(row["grid_edge"])
     if 0.5**reps >= ALPHA:
         out.append(f"(With {_splits(reps, False)} no difference can be significant at {ALPHA}: use "
                    "at least 5, better 20.)")
