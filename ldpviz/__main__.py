@@ -222,6 +222,11 @@ def _parser():
     real.add_argument("--private", nargs="+", default=None, metavar="COL",
                       help="the columns every user protects (aligned paradigm). Without it "
                            "nothing is assumed: the per-column cost table is computed instead")
+    real.add_argument("--drop", nargs="+", default=None, metavar="COL",
+                      help="columns to leave out before anything is read from them (an "
+                           "identifier, a date, a pandas index column: '' names the columns "
+                           "with no name); not the target, nor a column of --private or "
+                           "--personalized")
     real.add_argument("--personalized", nargs="+", default=None, metavar="COL",
                       help="also run the personalized paradigm (Section 5.2's decade rule): "
                            "besides --private, 1 in 10 users also protects the first "

@@ -260,6 +260,26 @@ def test_realdata_in_a_reused_folder_removes_the_earlier_run_s_files(tmp_path, c
     assert (tmp_path / "o" / ".ldpviz_cache").is_dir()  # the cache is kept
 
 
+def test_realdata_leaves_out_the_columns_given_to_drop(tmp_path, capsys):
+    """A date column and a pandas index column were refused with advice the command line could
+    not follow (no option to leave a column out)."""
+    rng = np.random.default_rng(0)
+    frame = pd.read_csv(_user_csv(tmp_path))
+    frame["visit date"] = pd.date_range("2020-01-01", periods=len(frame)).astype(str)
+    frame["id"] = np.arange(len(frame))
+    frame.sample(frac=1, random_state=rng.integers(1000)).to_csv(tmp_path / "dated.csv")
+    argv = ["realdata", str(tmp_path / "dated.csv"), "--target", "cost", "--private", "income",
+            "--categorical", "onehot", "--y-range", "0", "4", "--epsilon", "2", "--reps", "2",
+            "--out", str(tmp_path / "o"), "--no-progress", "--methods", "pardt", *TINY]
+    assert main([*argv, "--drop", "visit date"]) == 2  # the unnamed index column remains
+    assert "--drop '' on the command line" in capsys.readouterr().err
+    assert main([*argv, "--drop", "visit date", "", "id"]) == 0
+    out = capsys.readouterr().out
+    assert "5 feature columns (left out: 'visit date', '', 'id')" in out
+    page = (tmp_path / "o" / "realdata.html").read_text()
+    assert "columns_left_out" in page and "visit date" in page
+
+
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     path = _user_csv(tmp_path)
     (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")
@@ -365,6 +385,9 @@ def _bad_files(tmp_path):
     files["bounds header"] = _write(tmp_path, "bounds.csv", "name,low,high\nincome,0,1\n")
     files["a file"] = _write(tmp_path, "a_file.txt", "not a folder")
     files["unnamed column"] = _write(tmp_path, "unnamed.csv", rows.replace("a,b,y", "a,,y"))
+    frame.assign(**{"visit date": [f"2020-01-{i % 28 + 1:02d} {i}" for i in range(len(frame))]}
+                 ).to_csv(tmp_path / "dates.csv", index=False)
+    files["date column"] = str(tmp_path / "dates.csv")
     return files
 
 
@@ -410,6 +433,24 @@ BAD = [
      "--data-home"),
     ("unnamed column", lambda f, o: ["realdata", f["unnamed column"], "--target", "y",
                                      "--out", o], "column 2 of the header has no name"),
+    ("date column", lambda f, o: ["realdata", f["date column"], "--target", "cost", "--out", o],
+     "leave it out with drop=['visit date'] (--drop 'visit date' on the command line)"),
+    ("unnamed column, the advice", lambda f, o: ["realdata", f["unnamed column"], "--target",
+                                                 "y", "--out", o],
+     "leave the unnamed ones out with drop=[''] (--drop '' on the command line)"),
+    ("drop unknown", lambda f, o: ["realdata", f["good"], "--target", "cost", "--drop", "id",
+                                   "--out", o], "--drop names 'id', which is not a column"),
+    ("drop the target", lambda f, o: ["realdata", f["good"], "--target", "cost", "--drop",
+                                      "cost", "--out", o], "--drop lists the target 'cost'"),
+    ("drop a private column", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "age", "--drop", "age",
+        "--out", o], "--drop and --private both name 'age'"),
+    ("drop a personalized column", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "age", "--personalized",
+        "steps", "--drop", "income", "steps", "--out", o],
+     "--drop and --personalized both name 'steps'"),
+    ("drop twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--drop", "age",
+                                 "age", "--out", o], "--drop gives 'age' twice"),
     ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
     ("label range declared without y range", lambda f, o: [
         "realdata", f["good"], "--target", "cost", "--label-range", "declared"], "--y-range"),

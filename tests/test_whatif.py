@@ -164,6 +164,22 @@ def test_whatif_warns_about_protected_columns_whose_box_was_read_off_the_data(tm
                y_range=(0, 5), reps=2, grids=TINY, epsilons=(2,), methods=["pardt"])
 
 
+def test_load_table_leaves_out_columns_by_name(tmp_path):
+    (tmp_path / "t.csv").write_text(",id,when,x,y\n" + "".join(
+        f"{i},{100 + i},2020-01-{i + 1:02d},{i % 4},{i % 3}\n" for i in range(20)))
+    table = whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 3),
+                                   drop=["", "id", "when"])
+    assert table.feature_names == ["x"] and table.X.shape == (20, 1)
+    assert table.choices["columns_left_out"] == ["", "id", "when"]
+    for drop, error, match in ((["nope"], ValueError, r"^drop names 'nope', which is not a "
+                                                      r"column of t.csv; columns are \['', 'id'"),
+                               (["y"], ValueError, "^drop lists the target 'y'"),
+                               (["id", "id"], ValueError, "^drop lists 'id' twice"),
+                               ([3], TypeError, "drop must list column names")):
+        with pytest.raises(error, match=match):
+            whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 3), drop=drop)
+
+
 def test_bounds_file_and_upload_helpers(tmp_path):
     (tmp_path / "b.csv").write_text("column,lo,hi\nage,0,120\n")
     assert whatif_data.read_bounds(tmp_path / "b.csv") == {"age": ("0", "120")}

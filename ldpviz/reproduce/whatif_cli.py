@@ -8,6 +8,7 @@ call and writes the report. Bad input raises ValueError with one line naming the
 
 from __future__ import annotations
 
+import re
 import shlex
 import warnings
 
@@ -16,7 +17,7 @@ from . import whatif_data, whatif_report
 from .grids import parse_grid_option
 from .whatif import whatif
 
-__all__ = ["check_once", "realdata"]
+__all__ = ["check_once", "cli_terms", "realdata"]
 
 
 def check_once(option, items, advice):
@@ -53,6 +54,31 @@ def _bounds(args):
     return bounds
 
 
+def _check_drop(args):
+    """``--drop``: each column once, not the target, not a protected column."""
+    drop = args.drop or []
+    check_once("--drop", [(c, repr(c)) for c in drop], "give each column once")
+    if args.target in drop:
+        raise ValueError(f"--drop lists the target {args.target!r}; the label cannot be left "
+                         "out.")
+    for option, columns in (("--private", args.private), ("--personalized", args.personalized)):
+        both = [c for c in drop if c in (columns or [])]
+        if both:
+            raise ValueError(f"--drop and {option} both name {both[0]!r}: a column left out "
+                             "cannot be protected; keep it in one of them.")
+
+
+#: Python argument names in messages of load_table and whatif, as the command line's options.
+_CLI_TERMS = ((re.compile(r"^drop (names|lists)"), r"--drop \1"),)
+
+
+def cli_terms(message, args):
+    """A message of the Python API with its argument names replaced by the options."""
+    for pattern, replacement in _CLI_TERMS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
 def realdata(args, argv, run_options):
     """``python -m ldpviz realdata``: load the CSV, run :func:`whatif`, write the report;
     returns ``(text to print, files written)``. ``args``: the parsed options; ``argv``: the
@@ -63,6 +89,7 @@ def realdata(args, argv, run_options):
     check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
     check_once("--categorical-columns", [(c, c) for c in args.categorical_columns or []],
                "give each column once")
+    _check_drop(args)
     adhot = [m for m in args.methods or [] if m.startswith("adhot-")]
     if adhot and args.personalized is None:
         raise ValueError(f"--methods {' '.join(adhot)} needs --personalized: AdHistOfTree runs "
@@ -74,18 +101,22 @@ def realdata(args, argv, run_options):
     if args.label_range == "private" and args.y_range is not None:
         raise ValueError("--label-range private reads the range off the labels: drop "
                          "--y-range, or name its source (declared or independent).")
-    table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
-                                   x_bounds=_bounds(args), categorical=args.categorical,
-                                   drop_missing=args.drop_missing, decimal=args.decimal,
-                                   categorical_columns=args.categorical_columns,
-                                   max_categories=args.max_categories)
+    try:
+        table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
+                                       x_bounds=_bounds(args), categorical=args.categorical,
+                                       drop_missing=args.drop_missing, decimal=args.decimal,
+                                       categorical_columns=args.categorical_columns,
+                                       max_categories=args.max_categories, drop=args.drop)
+    except ValueError as exc:
+        raise ValueError(cli_terms(str(exc), args)) from None
     names = table.feature_names
     private = whatif_data.resolve_columns(args.private, names, "--private")
     also = whatif_data.resolve_columns(args.personalized, names, "--personalized")
     dropped = table.choices["rows_dropped"]
     print(f"ldpviz realdata: {args.csv.name}, target {args.target}: {len(table.y):,} rows"
           + (f" ({dropped:,} with missing values dropped)" if dropped else "")
-          + f", {len(names)} feature columns.")
+          + f", {len(names)} feature columns"
+          + (f" (left out: {', '.join(map(repr, args.drop))})" if args.drop else "") + ".")
     if table.choices["loader_summary"]:
         print(table.choices["loader_summary"])
     print(f"feature box: {table.choices['feature_box']}.")

@@ -70,7 +70,8 @@ def _check_bounds(name, pair):
 
 
 def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
-               drop_missing=False, decimal=".", categorical_columns=None, max_categories=20):
+               drop_missing=False, decimal=".", categorical_columns=None, max_categories=20,
+               drop=None):
     """A CSV as features in [0, 1] and raw labels, with the public choices recorded.
 
     Parameters
@@ -88,9 +89,10 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         columns); None keeps its default.
     drop_missing : bool, default=False
         Drop rows with missing values (their number is reported) instead of refusing them.
-    decimal, categorical_columns, max_categories
+    decimal, categorical_columns, max_categories, drop
         Passed to :func:`ldpviz.datasets.load_csv` (the decimal mark, columns of numbers to
-        encode as categories, the most levels of a text column).
+        encode as categories, the most levels of a text column, columns to leave out before
+        anything is read from them; recorded in ``choices["columns_left_out"]``).
 
     Returns
     -------
@@ -101,7 +103,7 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
     """
     options = {"missing": "drop" if check_bool(drop_missing, "drop_missing") else "error",
                "decimal": decimal, "categorical_columns": categorical_columns,
-               "max_categories": max_categories}
+               "max_categories": max_categories, "drop": drop}
     if categorical is not None:
         options["categorical"] = categorical
     if y_range is not None:
@@ -151,7 +153,8 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
     box = (f"{len(x_bounds)} column(s) scaled with public bounds, {len(from_data)} min-max "
            "scaled with bounds read off the data (Appendix C.2)"
            + (f", {encoded} column(s) encoded from categories" if encoded else ""))
-    choices = {"csv": str(path), "target": target, "feature_box": box,
+    choices = {"csv": str(path), "target": target,
+               "columns_left_out": list(bunch.columns_left_out), "feature_box": box,
                "public_feature_bounds": {k: list(v) for k, v in x_bounds.items()},
                "feature_bounds_read_off_data": {
                    n: [float(low[names.index(n)]), float(high[names.index(n)])]
