@@ -677,3 +677,15 @@ def test_the_answer_says_when_a_chosen_value_is_the_largest_its_grid_offered():
         "Python, grids=).")
     assert whatif_answers._edges(rows.assign(t=2, max_depth=8), edges) is None
 
+
+def test_the_per_column_legend_appears_only_with_a_star():
+    costs = pd.DataFrame({"column": ["f0", "f1"], "epsilon": 2.0, "cost": [0.061, 0.01],
+                          "se": [0.06, 0.01], "p_value": [0.2, 0.4], "significant": False,
+                          "constant_fit": False})
+    text = whatif_answers.cost_sentences(costs, None)[0]
+    assert text == "At ε = 2, protecting one column alone costs most for f0 +6.1% ± 12%, f1 " \
+        "+1.0% ± 2.0%."  # ended in "(* significant)" with nothing starred
+    costs.loc[0, "significant"] = True
+    assert whatif_answers.cost_sentences(costs, None)[0].endswith(
+        "f0 +6.1% ± 12%*, f1 +1.0% ± 2.0% (* significant).")
+

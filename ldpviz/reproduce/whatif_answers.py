@@ -394,8 +394,9 @@ def cost_sentences(costs, ranking):
             continue
         listed = ", ".join(f"{r.column} {pct(r.cost, r.se)}{'*' if r.significant else ''}"
                            for r in top.itertuples())
-        out.append(f"At ε = {eps:g}, protecting one column alone costs most for {listed} "
-                   "(* significant).")
+        legend = " (* significant)" if top["significant"].any() else ""
+        out.append(f"At ε = {eps:g}, protecting one column alone costs most for {listed}"
+                   f"{legend}.")
     free = [c for c in (ranking or []) if not costs.loc[costs["column"] == c,
                                                         "significant"].any()]
     costly = [c for c in (ranking or []) if c not in free]

@@ -268,9 +268,10 @@ def console_text(result, max_columns=25):
         if result.ranking:
             costs = costs.reindex(list(reversed(result.ranking)))
         note = f" (the {max_columns} costliest)" if len(costs) > max_columns else ""
+        star = "; * significant" if result.costs["significant"].any() else ""
         lines += ["", f"Cost of protecting one column alone{note}: extra error of ParDT "
                   "with that column protected, against the same tree seeing every column "
-                  "(same privatised labels; ± 2 SE; * significant):", "",
+                  f"(same privatised labels; ± 2 SE{star}):", "",
                   markdown_table(costs.head(max_columns))]
     return "\n".join(lines)
 
