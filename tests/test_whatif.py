@@ -689,3 +689,21 @@ def test_the_per_column_legend_appears_only_with_a_star():
     assert whatif_answers.cost_sentences(costs, None)[0].endswith(
         "f0 +6.1% ± 12%*, f1 +1.0% ± 2.0% (* significant).")
 
+
+def test_the_personalized_sentence_names_the_columns_some_users_also_protect():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((80, 6)), rng.random(80)
+    names = ["a", "b", "c", "d", "e", "f"]
+    run = functools.partial(whatif, X, y, feature_names=names, y_range=(0, 1), reps=2,
+                            grids=TINY, epsilons=(2,), methods=["hot-me", "hot0"])
+    out = run(private=["a"], personalized=["b", "c"])
+    sentence = out.answers.set_index("paradigm").loc["personalized", "sentence"]
+    assert sentence.startswith("At ε = 2 in the personalized paradigm (some users also protect "
+                               "b and c), protecting a costs")
+    out = run(private=["a"], personalized=["b", "c", "d", "e", "f"])
+    assert "(some users also protect b, c, d and 2 more columns)" in \
+        out.answers.set_index("paradigm").loc["personalized", "sentence"]
+    out = run(private=["a"], personalized=["b", "c", "d", "e"])
+    assert "(some users also protect b, c, d and 1 more column)" in \
+        out.answers.set_index("paradigm").loc["personalized", "sentence"]
+

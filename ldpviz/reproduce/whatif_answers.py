@@ -318,8 +318,11 @@ def _sentence(row, prot, choices, reps):
     eps, paradigm = row["epsilon"], row["paradigm"]
     private = choices["private"]
     cols = " and ".join(private) if len(private) <= 3 else f"these {len(private)} columns"
+    extra = choices.get("personalized") or []
+    extra = " and ".join(extra) if len(extra) <= 3 else \
+        f"{', '.join(extra[:3])} and {len(extra) - 3} more column{'s' * (len(extra) > 4)}"
     where = "" if paradigm == "aligned" else \
-        " in the personalized paradigm (some users also protect more columns)"
+        f" in the personalized paradigm (some users also protect {extra})"
     out = []
     if "cost_vs_label" in row:
         cost, se = row["cost_vs_label"], row["cost_vs_label_se"]
