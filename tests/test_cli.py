@@ -2,6 +2,7 @@
 of 1 to 100 features, and about forty bad invocations that must each end in one line, exit 2."""
 
 import functools
+import os
 import subprocess
 import sys
 
@@ -280,6 +281,24 @@ def test_realdata_leaves_out_the_columns_given_to_drop(tmp_path, capsys):
     assert "columns_left_out" in page and "visit date" in page
 
 
+def test_realdata_reads_feature_bounds_from_a_pipe(tmp_path, capsys):
+    """--feature-bounds <(printf ...) was refused: '/dev/fd/63' does not exist (is_file())."""
+    path = _user_csv(tmp_path)
+    read, write = os.pipe()
+    os.write(write, b"column,lo,hi\nincome,0,1\n")
+    os.close(write)
+    try:
+        code = main(["realdata", str(path), "--target", "cost", "--private", "income",
+                     "--categorical", "onehot", "--feature-bounds", f"/dev/fd/{read}",
+                     "--y-range", "0", "4", "--epsilon", "2", "--reps", "2", "--out",
+                     str(tmp_path / "o"), "--no-progress", "--methods", "pardt", *TINY])
+    finally:
+        os.close(read)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "1 column(s) scaled with public bounds" in captured.out
+
+
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     path = _user_csv(tmp_path)
     (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")
@@ -555,6 +574,9 @@ BAD = [
     ("bounds file missing", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                           "--feature-bounds", o + "/none.csv", "--out", o],
      "does not exist"),
+    ("bounds file is a folder", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                              "--feature-bounds", o, "--out", o],
+     "is a folder, not a file"),
     ("bounds file header", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--feature-bounds", f["bounds header"], "--out", o],
      "column,lo,hi"),

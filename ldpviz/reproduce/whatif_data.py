@@ -35,7 +35,9 @@ __all__ = ["box_message", "check_box", "copies_notes", "csv_columns", "load_tabl
 def read_bounds(path):
     """Public feature bounds from a CSV with a header ``column,lo,hi``: {column: (lo, hi)}."""
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():  # any other readable path will do: a pipe such as <(...) is no file
+        raise ValueError(f"feature bounds file {str(path)!r} is a folder, not a file.")
+    if not path.exists():
         raise FileNotFoundError(f"feature bounds file {str(path)!r} does not exist.")
     bounds = {}
     with utf8_errors(path, f"feature bounds file {path.name}"), \
