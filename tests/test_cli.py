@@ -402,6 +402,7 @@ def _bad_files(tmp_path):
     (tmp_path / "binary.csv").write_bytes(bytes(range(256)) * 8)
     files["binary"] = str(tmp_path / "binary.csv")
     files["bounds header"] = _write(tmp_path, "bounds.csv", "name,low,high\nincome,0,1\n")
+    files["reversed bounds"] = _write(tmp_path, "reversed.csv", "column,lo,hi\nage,80,18\n")
     files["a file"] = _write(tmp_path, "a_file.txt", "not a folder")
     files["unnamed column"] = _write(tmp_path, "unnamed.csv", rows.replace("a,b,y", "a,,y"))
     frame.assign(**{"visit date": [f"2020-01-{i % 28 + 1:02d} {i}" for i in range(len(frame))]}
@@ -510,7 +511,8 @@ BAD = [
     ("max minutes 0", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                     "--max-minutes", "0"], "--max-minutes"),
     ("y-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost",
-                                       "--y-range", "5", "1", "--out", o], "y_range"),
+                                       "--y-range", "5", "1", "--out", o],
+     "--y-range must be finite with lo < hi"),  # named the Python argument y_range
     ("y-range nan", lambda f, o: ["realdata", f["good"], "--target", "cost", "--y-range",
                                   "nan", "1"], "--y-range"),
     ("y-range inf", lambda f, o: ["realdata", f["good"], "--target", "cost", "--y-range",
@@ -546,13 +548,27 @@ BAD = [
      "repeats"),
     ("personalized alone", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--personalized", "age", "--categorical", "onehot",
-                                         "--out", o], "personalized needs"),
+                                         "--out", o], "--personalized needs --private"),
     ("x-range unknown column", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                              "--x-range", "height", "0", "1",
                                              "--categorical", "onehot", "--out", o], "height"),
     ("x-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                        "age", "80", "18", "--categorical", "onehot",
-                                       "--out", o], "lo < hi"),
+                                       "--out", o],
+     "--x-range age must be finite with lo < hi"),  # was x_bounds['age']
+    ("bounds file reversed", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                           "--feature-bounds", f["reversed bounds"],
+                                           "--categorical", "onehot", "--out", o],
+     "the --feature-bounds row 'age' must be finite with lo < hi"),
+    ("y-range refused, by its option", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "income", "--y-range", "3",
+        "100", "--categorical", "onehot", "--out", o], "lie outside --y-range (3, 100)"),
+    ("grid on the command line", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--grid", "xgb.t=2", "--out", o],
+     "--grid has unknown method key 'xgb'"),
+    ("test size, by its option", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--test-size", "0.99", "--out", o],
+     "with --test-size 0.99 that leaves"),
     ("x-range twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                     "age", "0", "1", "--x-range", "age", "0", "2",
                                     "--categorical", "onehot", "--out", o],
@@ -592,10 +608,11 @@ BAD = [
                                              "--grid", "hot.bins=2", "--categorical",
                                              "onehot", "--out", o], "bins"),
     ("grid t = 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
-                                 "hot.t=0", "--categorical", "onehot", "--out", o], "'t'"),
+                                 "hot.t=0", "--categorical", "onehot", "--out", o],
+     "--grid hot.t must be integers in [1, 64], got 0"),  # was grids['hot']['t']
     ("grid rho 1.5", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
                                    "hot.rho=1.5", "--categorical", "onehot", "--out", o],
-     "'rho'"),
+     "--grid hot.rho must be numbers"),
     ("out is a file", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
                                     f["a file"]], "is a file"),
     ("out under a file", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
@@ -609,7 +626,7 @@ BAD = [
     ("huge feature", lambda f, o: ["realdata", f["huge feature"], "--target", "y",
                                    "--y-range", "0", "20", "--out", o], "a"),
     ("huge target", lambda f, o: ["realdata", f["huge target"], "--target", "y", "--out", o],
-     "y_range"),
+     "--y-range"),
     ("huge target in range", lambda f, o: ["realdata", f["huge target"], "--target", "y",
                                            "--y-range", "0", "20", "--methods", "pardt",
                                            "--out", o], "y has values too large"),
@@ -622,7 +639,7 @@ BAD = [
     ("three rows", lambda f, o: ["realdata", f["three rows"], "--target", "y", "--y-range",
                                  "0", "5", "--out", o], "rows"),
     ("constant target", lambda f, o: ["realdata", f["constant target"], "--target", "y",
-                                      "--private", "a", "--out", o], "y_range"),
+                                      "--private", "a", "--out", o], "--y-range"),
     ("text target", lambda f, o: ["realdata", f["text target"], "--target", "y", "--out", o],
      "numeric"),
     ("text column", lambda f, o: ["realdata", f["text column"], "--target", "cost", "--out",

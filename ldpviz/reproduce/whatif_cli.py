@@ -69,21 +69,45 @@ def _check_drop(args):
 
 
 #: Python argument names in messages of load_table and whatif, as the command line's options.
-_CLI_TERMS = ((re.compile(r"^drop (names|lists)"), r"--drop \1"),)
+_CLI_TERMS = (
+    (r"grids\['(\w+)'\]\['(\w+)'\]", r"--grid \1.\2"),
+    (r"grids\['(\w+)'\]", r"--grid \1"),
+    (r"^grids has", "--grid has"),
+    (r"(?<![\w-])y_range(?!\w)", "--y-range"),
+    (r"(?<![\w-])test_size=", "--test-size "),
+    (r"^x_bounds names", "--x-range / --feature-bounds name"),
+    (r"^drop (names|lists)", r"--drop \1"),
+    (r"^categorical_columns", "--categorical-columns"),
+    (r"^personalized (needs|repeats columns of) private", r"--personalized \1 --private"),
+)
+_X_BOUNDS = re.compile(r"""x_bounds\[(['"])(.*?)\1\]""")
 
 
 def cli_terms(message, args):
-    """A message of the Python API with its argument names replaced by the options."""
+    """A message of the Python API (e.g. ``grids['hot']['t']``, ``y_range``,
+    ``x_bounds['smoker']``) naming the command line's options instead (``--grid hot.t``,
+    ``--y-range``, ``--x-range smoker``, or the ``--feature-bounds`` row of a column the
+    file bounds)."""
     for pattern, replacement in _CLI_TERMS:
-        message = pattern.sub(replacement, message)
-    return message
+        message = re.sub(pattern, replacement, message)
+    given = {column for column, _, _ in args.x_range or []}
+    return _X_BOUNDS.sub(lambda m: (f"--x-range {m[2]}" if m[2] in given
+                                    else f"the --feature-bounds row {m[2]!r}"), message)
 
 
 def realdata(args, argv, run_options):
     """``python -m ldpviz realdata``: load the CSV, run :func:`whatif`, write the report;
     returns ``(text to print, files written)``. ``args``: the parsed options; ``argv``: the
     command line (recorded in the report); ``run_options``: reps, seed, n_jobs, progress and
-    cache_dir for :func:`whatif`."""
+    cache_dir for :func:`whatif`. A ValueError names the options, not the Python arguments
+    (:func:`cli_terms`)."""
+    try:
+        return _realdata(args, argv, run_options)
+    except ValueError as exc:
+        raise ValueError(cli_terms(str(exc), args)) from None
+
+
+def _realdata(args, argv, run_options):
     grids = _grids(args.grid)
     check_once("--epsilon", [(e, f"{e:g}") for e in args.epsilon], "give each budget once")
     check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
@@ -101,14 +125,11 @@ def realdata(args, argv, run_options):
     if args.label_range == "private" and args.y_range is not None:
         raise ValueError("--label-range private reads the range off the labels: drop "
                          "--y-range, or name its source (declared or independent).")
-    try:
-        table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
-                                       x_bounds=_bounds(args), categorical=args.categorical,
-                                       drop_missing=args.drop_missing, decimal=args.decimal,
-                                       categorical_columns=args.categorical_columns,
-                                       max_categories=args.max_categories, drop=args.drop)
-    except ValueError as exc:
-        raise ValueError(cli_terms(str(exc), args)) from None
+    table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
+                                   x_bounds=_bounds(args), categorical=args.categorical,
+                                   drop_missing=args.drop_missing, decimal=args.decimal,
+                                   categorical_columns=args.categorical_columns,
+                                   max_categories=args.max_categories, drop=args.drop)
     names = table.feature_names
     private = whatif_data.resolve_columns(args.private, names, "--private")
     also = whatif_data.resolve_columns(args.personalized, names, "--personalized")
