@@ -676,6 +676,16 @@ def test_the_answer_says_when_a_chosen_value_is_the_largest_its_grid_offered():
         "larger one may do better (widen with --grid hot.t=…, --grid tree.max_depth=…; in "
         "Python, grids=).")
     assert whatif_answers._edges(rows.assign(t=2, max_depth=8), edges) is None
+    # a value the grid rule caps is no edge to widen: depth 9 has 2^9 cells > n/2 = 350
+    from ldpviz.reproduce.whatif import _widenable
+
+    over = {"hot": {"t": (1, 2, 3)}, "tree": {"max_depth": (1, 2, 4, 6, 8)}}
+    for n, tree_top in ((1400, {"max_depth": 8}), (700, {})):
+        grid = G.whatif_grids(n, 8, 1, overrides=over)
+        assert _widenable("tree", grid["tree"], n, 8, 1, False, over) == tree_top
+        assert _widenable("hot", grid["hot"], n, 8, 1, False, over)["t"] == 3
+    grid = G.whatif_grids(700, 8, 1, overrides={"hot": {"t": (1, 2)}})["hot"]
+    assert _widenable("hot", grid, 700, 8, 1, False, {"hot": {"t": (1, 2)}}) == {"t": 2}
 
 
 def test_the_per_column_legend_appears_only_with_a_star():

@@ -22,6 +22,7 @@ a few timed pilot fits before it starts (``max_seconds`` refuses runs that would
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -516,11 +517,13 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     summary = answers.summarize(main)
     costs = answers.column_costs(best, names, n_train) if screen else None
     ranking = answers.cheapest_first(costs) if private is None else None
+    widen = functools.partial(_widenable, n_train=n_train, d=d, s=len(private or []),
+                              personalized=also is not None, overrides=grids)
     edges = {}  # method -> (its --grid key, the largest value offered per tuned size)
     for k in [*running, REFERENCE]:
         key = _METHOD_GRID[k]
         edges[METHODS[k][0] if k in METHODS else k] = ("hot" if key == "hot0" else key,
-                                                       answers.grid_maxima(used[key]))
+                                                       widen(key, used[key]))
     table = answers.answer_table(summary, main, results, costs, choices, edges) if private else \
         pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])
     return WhatIf(results, best, summary, table, costs, ranking, used, choices, notes)
@@ -535,6 +538,24 @@ _GRID_NAMES = {"hot": "HistOfTree (ME, CART)", "hot0": "HistOfTree s=0 (label on
 _GRID_USERS = {"hot": ("hot-me", "hot-cart"), "hot0": ("hot0",),
                "adhot": ("adhot-me", "adhot-cart"), "hist": ("hist",),
                "tree": ("pardt", "labeldt"), "krr": ("krr",)}
+
+
+def _widenable(key, grid, n_train, d, s, personalized, overrides):
+    """{parameter: largest value} of ``grid`` (:func:`whatif_answers.grid_maxima`) for the
+    sizes a wider candidate list could push further: one more (t + 1, depth + 1, ...) must
+    survive the grid rule (not, e.g., a depth whose 2^p cells exceed n/2)."""
+    option = "hot" if key == "hot0" else key  # HistOfTree s=0 takes HistOfTree's candidates
+    out = {}
+    for param, top in answers.grid_maxima(grid).items():
+        wider = {k: dict(v) for k, v in (overrides or {}).items()}
+        wider.setdefault(option, {})[param] = (top + 1,)
+        try:
+            probe = whatif_grids(n_train, d, s, personalized, wider)[key]
+        except ValueError:  # beyond the parameter's range
+            continue
+        if any(c.get(param) == top + 1 for c in probe.configs()):
+            out[param] = top
+    return out
 
 
 def _grid_name(key, running, screen):
