@@ -4,6 +4,7 @@ per-column costs, the public choices, and a self-contained report."""
 import dataclasses
 import functools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -663,6 +664,14 @@ def test_the_answer_says_when_a_chosen_value_is_the_largest_its_grid_offered():
     assert "in Python, grids=)." in row["sentence"] and row["grid_edge"] in row["sentence"]
     row = run((1, 2, 3)).answers.iloc[0]  # t = 2 splits at 0.5; t = 3 cannot
     assert row["hot_t"] == 2 and "t = " not in (row["grid_edge"] or "")
+    # DT (the same in every sentence) is said once, in the first
+    wiggly = np.sin(12 * X[:, 1]) + X[:, 0]
+    out = whatif(X, wiggly, private=[0], y_range=(-1, 2), epsilons=(2, 8), reps=3,
+                 grids={"tree": {"max_depth": (1, 2), "min_samples_leaf": (10,)}},
+                 methods=["pardt"])
+    said = [bool(re.search(r"(?<![A-Za-z])DT's max_depth = 2", edge or ""))
+            for edge in out.answers["grid_edge"]]
+    assert said == [True, False]
     # the rule, on made-up rows: only the named methods, only values at their grid's largest
     grid = G.MethodGrid("hot", ({"t": (1,), "depth": (0,)}, {"t": (1, 2, 3), "depth": (1, 4)}))
     assert whatif_answers.grid_maxima(grid) == {"t": 3, "depth": 4}

@@ -275,8 +275,8 @@ def answer_table(summary, main, results, costs, choices, edges=None):
     """Per (epsilon, paradigm): the numbers of the answer and its sentence.
 
     ``edges``: method -> (grid key, {parameter: largest value offered}); a chosen value at
-    the largest is said (for the winner, the best HistOfTree, the best label-only method and
-    DT).
+    the largest is said (for the winner, the best HistOfTree, the best label-only method, and
+    in the first sentence for DT, the same in every one).
     """
     rows = []
     dt = summary[summary["method"] == REFERENCE]
@@ -306,7 +306,8 @@ def answer_table(summary, main, results, costs, choices, edges=None):
         row["attribution"] = _attribution(costs, eps, private) if paradigm == "aligned" \
             else None
         named = [row.get(k) for k in ("winner", "hot_method", "label_method")]
-        row["grid_edge"] = _edges(pd.concat([group[group["method"].isin(named)], dt]),
+        row["grid_edge"] = _edges(pd.concat([group[group["method"].isin(named)],
+                                             dt.iloc[:0] if rows else dt]),  # DT's: once
                                   edges or {})
         row["sentence"] = _sentence(row, prot, choices, reps)
         rows.append(row)
