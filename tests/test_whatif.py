@@ -628,8 +628,9 @@ def test_the_answer_and_the_figure_say_the_error_in_the_label_s_units(tmp_path):
     title = fig._suptitle.get_text()
     for words in (f"What-if on table.csv, predicting {TARGET}", "protected by every user: signal, "
                   "weak; by some users also: noise2", "ε = 2, 4; 3 random 70%/30% train/test "
-                  f"splits; non-private tree's test RMSE {whatif_answers.units(dt)}"):
-        assert words in title.replace("\n", " "), title
+                  f"splits\nnon-private tree's test RMSE {whatif_answers.units(dt)} (in units "
+                  f"of {TARGET})"):
+        assert words in title, title
     # the title stays inside the figure (drawn, then measured)
     fig.canvas.draw()
     box = fig._suptitle.get_window_extent()

@@ -102,12 +102,11 @@ def figure_title(result, width):
     else:
         lines.append("no column assumed private: each column protected alone")
     test = c.get("test_size", 0.3)
-    text = (f"ε = {', '.join(f'{e:g}' for e in c['epsilons'])}; {c['splits']} random "
-            f"{1 - test:.0%}/{test:.0%} train/test splits")
+    lines.append(f"ε = {', '.join(f'{e:g}' for e in c['epsilons'])}; {c['splits']} random "
+                 f"{1 - test:.0%}/{test:.0%} train/test splits")
     rmse = reference_rmse(result)
     if rmse is not None:
-        text += f"; non-private tree's test RMSE {units(rmse)} ({in_units(target)})"
-    lines.append(text)
+        lines.append(f"non-private tree's test RMSE {units(rmse)} ({in_units(target)})")
     return "\n".join(textwrap.fill(line, width) for line in lines)
 
 
