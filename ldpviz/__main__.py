@@ -222,6 +222,11 @@ def _parser():
     real.add_argument("--private", nargs="+", default=None, metavar="COL",
                       help="the columns every user protects (aligned paradigm). Without it "
                            "nothing is assumed: the per-column cost table is computed instead")
+    real.add_argument("--drop", nargs="+", default=None, metavar="COL",
+                      help="columns to leave out before anything is read from them (an "
+                           "identifier, a date, a pandas index column: '' names the columns "
+                           "with no name); not the target, nor a column of --private or "
+                           "--personalized")
     real.add_argument("--personalized", nargs="+", default=None, metavar="COL",
                       help="also run the personalized paradigm (Section 5.2's decade rule): "
                            "besides --private, 1 in 10 users also protects the first "
@@ -265,7 +270,9 @@ def _parser():
                            "hist, tree, krr)")
     real.add_argument("--methods", nargs="+", default=None, choices=list(METHODS),
                       metavar="KEY", help="methods to run (default all): "
-                      + ", ".join(METHODS) + "; DT always runs")
+                      + ", ".join(METHODS) + "; DT always runs. adhot-me and adhot-cart "
+                      "(AdHistOfTree) run in the personalized paradigm only: they need "
+                      "--personalized")
     real.add_argument("--max-minutes", type=_minutes, default=float(MAX_MINUTES),
                       help=f"refuse a run estimated to take longer (default {MAX_MINUTES})")
     common(real, None, "ldpviz_results")
@@ -288,15 +295,6 @@ def _check_out(out):
                          f"{exc.strerror or exc}.") from None
 
 
-def _check_once(option, items, advice):
-    """Refuse an option that gives the same item twice (one would silently win or vanish)."""
-    seen = set()
-    for key, shown in items:
-        if key in seen:
-            raise InputError(f"{option} gives {shown} twice; {advice}.")
-        seen.add(key)
-
-
 def _run_options(args):
     return {"reps": args.reps, "seed": args.seed, "n_jobs": args.n_jobs,
             "progress": not args.no_progress,
@@ -309,6 +307,7 @@ def _run_options(args):
 def _check_reproduce_options(args):
     """Options that belong to another kind of target are refused, not ignored."""
     from .datasets import LABEL_RANGE_POLICIES
+    from .reproduce.whatif_cli import check_once
 
     kind = "report" if args.name == "report" else "table" if args.name.startswith("table") \
         else "figure"
@@ -322,8 +321,8 @@ def _check_reproduce_options(args):
                          f"under every policy), not {args.name}.")
     if args.datasets is not None and kind == "figure":
         raise InputError(f"--datasets applies to tables and the report, not {args.name}.")
-    _check_once("--datasets", [(name, name) for name in args.datasets or []],
-                "give each dataset once")
+    check_once("--datasets", [(name, name) for name in args.datasets or []],
+               "give each dataset once")
     policies = list(args.label_range or ["declared"])
     if "all" in policies:
         policies = [p for p in policies if p != "all"] + [
@@ -429,84 +428,10 @@ def _report(args, argv):
 # ----------------------------------------------------------------------------------------------
 # realdata
 # ----------------------------------------------------------------------------------------------
-def _grids(options):
-    from .reproduce.grids import parse_grid_option
-
-    parsed = [parse_grid_option(text) for text in options or []]
-    _check_once("--grid", [((key, param), f"{key}.{param}") for key, param, _ in parsed],
-                "list all its values in one --grid, e.g. hot.depth=1,2,4")
-    grids = {}
-    for key, param, values in parsed:
-        grids.setdefault(key, {})[param] = values
-    return grids
-
-
-def _bounds(args):
-    from .reproduce.whatif_data import read_bounds
-
-    try:
-        bounds = dict(read_bounds(args.feature_bounds)) if args.feature_bounds else {}
-    except (OSError, ValueError) as exc:  # not found, not UTF-8, not column,lo,hi
-        raise InputError(f"--feature-bounds: {exc}") from None
-    x_range = args.x_range or []
-    _check_once("--x-range", [(column, f"bounds for {column!r}") for column, _, _ in x_range],
-                "give each column's bounds once")
-    for column, lo, hi in x_range:  # they replace the file's
-        bounds[column] = (lo, hi)
-    return bounds
-
-
 def _realdata(args, argv):
-    from .reproduce import whatif_data, whatif_report
-    from .reproduce.whatif import whatif
+    from .reproduce.whatif_cli import realdata
 
-    grids = _grids(args.grid)
-    _check_once("--epsilon", [(e, f"{e:g}") for e in args.epsilon], "give each budget once")
-    _check_once("--methods", [(m, m) for m in args.methods or []], "give each method once")
-    _check_once("--categorical-columns", [(c, c) for c in args.categorical_columns or []],
-                "give each column once")
-    if args.label_range in ("declared", "independent") and args.y_range is None:
-        raise InputError(f"--label-range {args.label_range} needs --y-range LO HI: the range "
-                         "of that public source.")
-    if args.label_range == "private" and args.y_range is not None:
-        raise InputError("--label-range private reads the range off the labels: drop "
-                         "--y-range, or name its source (declared or independent).")
-    table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
-                                   x_bounds=_bounds(args), categorical=args.categorical,
-                                   drop_missing=args.drop_missing, decimal=args.decimal,
-                                   categorical_columns=args.categorical_columns,
-                                   max_categories=args.max_categories)
-    names = table.feature_names
-    private = whatif_data.resolve_columns(args.private, names, "--private")
-    also = whatif_data.resolve_columns(args.personalized, names, "--personalized")
-    dropped = table.choices["rows_dropped"]
-    print(f"ldpviz realdata: {args.csv.name}, target {args.target}: {len(table.y):,} rows"
-          + (f" ({dropped:,} with missing values dropped)" if dropped else "")
-          + f", {len(names)} feature columns.")
-    if table.choices["loader_summary"]:
-        print(table.choices["loader_summary"])
-    print(f"feature box: {table.choices['feature_box']}.")
-    whatif_data.check_box(table, [names[j] for j in (private or []) + (also or [])])
-    if args.y_range is None:
-        print(("WARNING: --label-range private" if args.label_range else "WARNING: no "
-               "--y-range") + ": the label range will be read off the private labels. This "
-              "leaks; a deployment must fix the range in advance (pass --y-range LO HI).")
-        warnings.filterwarnings("ignore", message="(y_range was not given|label_range=)",
-                                category=PrivacyWarning)  # said just above, louder
-    result = whatif(table.X, table.y, private=private, personalized=also, feature_names=names,
-                    epsilons=args.epsilon, y_range=table.y_range,
-                    label_range=args.label_range, test_size=args.test_size,
-                    grids=grids, methods=args.methods, max_seconds=60 * args.max_minutes,
-                    name=args.csv.name, provenance=table.choices, log=print,
-                    **_run_options(args))
-    command = "python -m ldpviz " + " ".join(shlex.quote(str(a)) for a in argv)
-    files = whatif_report.write_whatif(result, args.out, "realdata", command=command)
-    text = whatif_report.console_text(result)
-    if private is None:
-        text += ("\n\nNo --private was given, so no column was assumed private: the table "
-                 "above is what protecting each column alone costs. Rerun with --private "
-                 "COL ... for the full analysis of your choice.")
-    return text, files
+    return realdata(args, argv, _run_options(args))
 
 
 # ----------------------------------------------------------------------------------------------

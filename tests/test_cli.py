@@ -2,6 +2,7 @@
 of 1 to 100 features, and about forty bad invocations that must each end in one line, exit 2."""
 
 import functools
+import os
 import subprocess
 import sys
 
@@ -231,6 +232,73 @@ def test_realdata_without_y_range_warns_loudly(tmp_path, capsys):
         assert policy in (tmp_path / policy / "realdata.html").read_text()
 
 
+def test_realdata_warns_once_about_a_protected_box_read_off_the_data(tmp_path, capsys):
+    path = _user_csv(tmp_path)
+    code = main(["realdata", str(path), "--target", "cost", "--private", "income",
+                 "--personalized", "age", "--categorical", "onehot", "--y-range", "0", "4",
+                 "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"), "--no-progress",
+                 "--methods", "pardt", *TINY])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.count("feature box of protected") == 1, err
+    assert "column(s) income, age was read off the data" in err
+
+
+def test_realdata_in_a_reused_folder_removes_the_earlier_run_s_files(tmp_path, capsys):
+    path = _user_csv(tmp_path)
+    argv = ["realdata", str(path), "--target", "cost", "--categorical", "onehot", "--y-range",
+            "0", "4", "--epsilon", "2", "--reps", "2", "--out", str(tmp_path / "o"),
+            "--no-progress", "--methods", "pardt", *TINY]
+    assert main([*argv, "--private", "income", "age"]) == 0
+    assert (tmp_path / "o" / "realdata_costs.csv").is_file()
+    capsys.readouterr()
+    assert main([*argv, "--private", "income"]) == 0
+    out = capsys.readouterr().out
+    assert "ldpviz realdata: removed 2 file(s) of an earlier run from " in out
+    assert "realdata_costs.csv, realdata_costs.png" in out
+    assert not (tmp_path / "o" / "realdata_costs.csv").exists()
+    assert not (tmp_path / "o" / "realdata_costs.png").exists()
+    assert (tmp_path / "o" / ".ldpviz_cache").is_dir()  # the cache is kept
+
+
+def test_realdata_leaves_out_the_columns_given_to_drop(tmp_path, capsys):
+    """A date column and a pandas index column were refused with advice the command line could
+    not follow (no option to leave a column out)."""
+    rng = np.random.default_rng(0)
+    frame = pd.read_csv(_user_csv(tmp_path))
+    frame["visit date"] = pd.date_range("2020-01-01", periods=len(frame)).astype(str)
+    frame["id"] = np.arange(len(frame))
+    frame.sample(frac=1, random_state=rng.integers(1000)).to_csv(tmp_path / "dated.csv")
+    argv = ["realdata", str(tmp_path / "dated.csv"), "--target", "cost", "--private", "income",
+            "--categorical", "onehot", "--y-range", "0", "4", "--epsilon", "2", "--reps", "2",
+            "--out", str(tmp_path / "o"), "--no-progress", "--methods", "pardt", *TINY]
+    assert main([*argv, "--drop", "visit date"]) == 2  # the unnamed index column remains
+    assert "--drop '' on the command line" in capsys.readouterr().err
+    assert main([*argv, "--drop", "visit date", "", "id"]) == 0
+    out = capsys.readouterr().out
+    assert "5 feature columns (left out: 'visit date', '', 'id')" in out
+    page = (tmp_path / "o" / "realdata.html").read_text()
+    assert "columns_left_out" in page and "visit date" in page
+
+
+def test_realdata_reads_feature_bounds_from_a_pipe(tmp_path, capsys):
+    """--feature-bounds <(printf ...) was refused: '/dev/fd/63' does not exist (is_file())."""
+    path = _user_csv(tmp_path)
+    read, write = os.pipe()
+    os.write(write, b"column,lo,hi\nincome,0,1\n")
+    os.close(write)
+    try:
+        code = main(["realdata", str(path), "--target", "cost", "--private", "income",
+                     "--categorical", "onehot", "--feature-bounds", f"/dev/fd/{read}",
+                     "--y-range", "0", "4", "--epsilon", "2", "--reps", "2", "--out",
+                     str(tmp_path / "o"), "--no-progress", "--methods", "pardt", *TINY])
+    finally:
+        os.close(read)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "1 column(s) scaled with public bounds" in captured.out
+
+
 def test_realdata_takes_public_feature_bounds_from_a_file(tmp_path, capsys):
     path = _user_csv(tmp_path)
     (tmp_path / "bounds.csv").write_text("column,lo,hi\nincome,0,1\nage,0,120\n")
@@ -334,8 +402,12 @@ def _bad_files(tmp_path):
     (tmp_path / "binary.csv").write_bytes(bytes(range(256)) * 8)
     files["binary"] = str(tmp_path / "binary.csv")
     files["bounds header"] = _write(tmp_path, "bounds.csv", "name,low,high\nincome,0,1\n")
+    files["reversed bounds"] = _write(tmp_path, "reversed.csv", "column,lo,hi\nage,80,18\n")
     files["a file"] = _write(tmp_path, "a_file.txt", "not a folder")
     files["unnamed column"] = _write(tmp_path, "unnamed.csv", rows.replace("a,b,y", "a,,y"))
+    frame.assign(**{"visit date": [f"2020-01-{i % 28 + 1:02d} {i}" for i in range(len(frame))]}
+                 ).to_csv(tmp_path / "dates.csv", index=False)
+    files["date column"] = str(tmp_path / "dates.csv")
     return files
 
 
@@ -381,6 +453,24 @@ BAD = [
      "--data-home"),
     ("unnamed column", lambda f, o: ["realdata", f["unnamed column"], "--target", "y",
                                      "--out", o], "column 2 of the header has no name"),
+    ("date column", lambda f, o: ["realdata", f["date column"], "--target", "cost", "--out", o],
+     "leave it out with drop=['visit date'] (--drop 'visit date' on the command line)"),
+    ("unnamed column, the advice", lambda f, o: ["realdata", f["unnamed column"], "--target",
+                                                 "y", "--out", o],
+     "leave the unnamed ones out with drop=[''] (--drop '' on the command line)"),
+    ("drop unknown", lambda f, o: ["realdata", f["good"], "--target", "cost", "--drop", "id",
+                                   "--out", o], "--drop names 'id', which is not a column"),
+    ("drop the target", lambda f, o: ["realdata", f["good"], "--target", "cost", "--drop",
+                                      "cost", "--out", o], "--drop lists the target 'cost'"),
+    ("drop a private column", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "age", "--drop", "age",
+        "--out", o], "--drop and --private both name 'age'"),
+    ("drop a personalized column", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "age", "--personalized",
+        "steps", "--drop", "income", "steps", "--out", o],
+     "--drop and --personalized both name 'steps'"),
+    ("drop twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--drop", "age",
+                                 "age", "--out", o], "--drop gives 'age' twice"),
     ("missing target option", lambda f, o: ["realdata", f["good"]], "--target"),
     ("label range declared without y range", lambda f, o: [
         "realdata", f["good"], "--target", "cost", "--label-range", "declared"], "--y-range"),
@@ -421,13 +511,21 @@ BAD = [
     ("max minutes 0", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                     "--max-minutes", "0"], "--max-minutes"),
     ("y-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost",
-                                       "--y-range", "5", "1", "--out", o], "y_range"),
+                                       "--y-range", "5", "1", "--out", o],
+     "--y-range must be finite with lo < hi"),  # named the Python argument y_range
     ("y-range nan", lambda f, o: ["realdata", f["good"], "--target", "cost", "--y-range",
                                   "nan", "1"], "--y-range"),
     ("y-range inf", lambda f, o: ["realdata", f["good"], "--target", "cost", "--y-range",
                                   "0", "inf"], "--y-range"),
     ("categorical bogus", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                         "--categorical", "hash"], "--categorical"),
+    ("adhot without personalized", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "age", "--methods", "adhot-me",
+        "adhot-cart", "--out", o],
+     "--methods adhot-me adhot-cart needs --personalized"),  # ran nothing, exit 0
+    ("y-range misses every label", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "income", "--y-range", "100",
+        "200", "--out", o], "no label lies inside"),  # ran: 2397 x DT's error
     ("methods bogus", lambda f, o: ["realdata", f["good"], "--target", "cost", "--methods",
                                     "xgboost"], "--methods"),
     ("missing file", lambda f, o: ["realdata", f["good"] + ".missing", "--target", "cost",
@@ -450,13 +548,27 @@ BAD = [
      "repeats"),
     ("personalized alone", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--personalized", "age", "--categorical", "onehot",
-                                         "--out", o], "personalized needs"),
+                                         "--out", o], "--personalized needs --private"),
     ("x-range unknown column", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                              "--x-range", "height", "0", "1",
                                              "--categorical", "onehot", "--out", o], "height"),
     ("x-range reversed", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                        "age", "80", "18", "--categorical", "onehot",
-                                       "--out", o], "lo < hi"),
+                                       "--out", o],
+     "--x-range age must be finite with lo < hi"),  # was x_bounds['age']
+    ("bounds file reversed", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                           "--feature-bounds", f["reversed bounds"],
+                                           "--categorical", "onehot", "--out", o],
+     "the --feature-bounds row 'age' must be finite with lo < hi"),
+    ("y-range refused, by its option", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--private", "income", "--y-range", "3",
+        "100", "--categorical", "onehot", "--out", o], "lie outside --y-range (3, 100)"),
+    ("grid on the command line", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--grid", "xgb.t=2", "--out", o],
+     "--grid has unknown method key 'xgb'"),
+    ("test size, by its option", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--test-size", "0.99", "--out", o],
+     "with --test-size 0.99 that leaves"),
     ("x-range twice", lambda f, o: ["realdata", f["good"], "--target", "cost", "--x-range",
                                     "age", "0", "1", "--x-range", "age", "0", "2",
                                     "--categorical", "onehot", "--out", o],
@@ -478,6 +590,9 @@ BAD = [
     ("bounds file missing", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                           "--feature-bounds", o + "/none.csv", "--out", o],
      "does not exist"),
+    ("bounds file is a folder", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                              "--feature-bounds", o, "--out", o],
+     "is a folder, not a file"),
     ("bounds file header", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--feature-bounds", f["bounds header"], "--out", o],
      "column,lo,hi"),
@@ -493,10 +608,11 @@ BAD = [
                                              "--grid", "hot.bins=2", "--categorical",
                                              "onehot", "--out", o], "bins"),
     ("grid t = 0", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
-                                 "hot.t=0", "--categorical", "onehot", "--out", o], "'t'"),
+                                 "hot.t=0", "--categorical", "onehot", "--out", o],
+     "--grid hot.t must be integers in [1, 64], got 0"),  # was grids['hot']['t']
     ("grid rho 1.5", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
                                    "hot.rho=1.5", "--categorical", "onehot", "--out", o],
-     "'rho'"),
+     "--grid hot.rho must be numbers"),
     ("out is a file", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
                                     f["a file"]], "is a file"),
     ("out under a file", lambda f, o: ["realdata", f["good"], "--target", "cost", "--out",
@@ -510,7 +626,7 @@ BAD = [
     ("huge feature", lambda f, o: ["realdata", f["huge feature"], "--target", "y",
                                    "--y-range", "0", "20", "--out", o], "a"),
     ("huge target", lambda f, o: ["realdata", f["huge target"], "--target", "y", "--out", o],
-     "y_range"),
+     "--y-range"),
     ("huge target in range", lambda f, o: ["realdata", f["huge target"], "--target", "y",
                                            "--y-range", "0", "20", "--methods", "pardt",
                                            "--out", o], "y has values too large"),
@@ -523,7 +639,7 @@ BAD = [
     ("three rows", lambda f, o: ["realdata", f["three rows"], "--target", "y", "--y-range",
                                  "0", "5", "--out", o], "rows"),
     ("constant target", lambda f, o: ["realdata", f["constant target"], "--target", "y",
-                                      "--private", "a", "--out", o], "y_range"),
+                                      "--private", "a", "--out", o], "--y-range"),
     ("text target", lambda f, o: ["realdata", f["text target"], "--target", "y", "--out", o],
      "numeric"),
     ("text column", lambda f, o: ["realdata", f["text column"], "--target", "cost", "--out",

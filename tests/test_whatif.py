@@ -4,6 +4,7 @@ per-column costs, the public choices, and a self-contained report."""
 import dataclasses
 import functools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -163,6 +164,42 @@ def test_public_feature_bounds_scale_clip_and_are_recorded(tmp_path):
             whatif_data.load_table(tmp_path / "t.csv", "y", x_bounds=bounds)
 
 
+def test_whatif_warns_about_protected_columns_whose_box_was_read_off_the_data(tmp_path):
+    """The notebook's upload path (load_table, then whatif with provenance) warned nothing."""
+    frame = pd.DataFrame({"age": [20, 30, 40, 90] * 10, "x": np.arange(40.0),
+                          "z": np.arange(40.0) % 7, "y": np.arange(40.0) % 5})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    table = whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 5),
+                                   x_bounds={"age": (20, 90)})
+    run = functools.partial(whatif, table.X, table.y, feature_names=table.feature_names,
+                            y_range=(0, 5), reps=2, grids=TINY, epsilons=(2,),
+                            methods=["pardt"], provenance=table.choices)
+    with pytest.warns(PrivacyWarning, match=r"^the feature box of protected column\(s\) x, z "
+                      r"was read off the data \(min-max\): it leaks their extremes"):
+        run(private=["age", "x"], personalized=["z"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        run(private=["age"])  # public bounds: nothing to say
+        whatif(table.X, table.y, private=["x"], feature_names=table.feature_names,
+               y_range=(0, 5), reps=2, grids=TINY, epsilons=(2,), methods=["pardt"])
+
+
+def test_load_table_leaves_out_columns_by_name(tmp_path):
+    (tmp_path / "t.csv").write_text(",id,when,x,y\n" + "".join(
+        f"{i},{100 + i},2020-01-{i + 1:02d},{i % 4},{i % 3}\n" for i in range(20)))
+    table = whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 3),
+                                   drop=["", "id", "when"])
+    assert table.feature_names == ["x"] and table.X.shape == (20, 1)
+    assert table.choices["columns_left_out"] == ["", "id", "when"]
+    for drop, error, match in ((["nope"], ValueError, r"^drop names 'nope', which is not a "
+                                                      r"column of t.csv; columns are \['', 'id'"),
+                               (["y"], ValueError, "^drop lists the target 'y'"),
+                               (["id", "id"], ValueError, "^drop lists 'id' twice"),
+                               ([3], TypeError, "drop must list column names")):
+        with pytest.raises(error, match=match):
+            whatif_data.load_table(tmp_path / "t.csv", "y", y_range=(0, 3), drop=drop)
+
+
 def test_bounds_file_and_upload_helpers(tmp_path):
     (tmp_path / "b.csv").write_text("column,lo,hi\nage,0,120\n")
     assert whatif_data.read_bounds(tmp_path / "b.csv") == {"age": ("0", "120")}
@@ -191,10 +228,31 @@ def test_labels_range_warnings():
                      methods=["pardt", "labeldt"])
     assert out.choices["y_range_source"].startswith("read off")
     assert out.choices["labels_clipped"] == 0
-    with pytest.warns(UserWarning, match="clips .*% of the labels"):
-        out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY, y_range=(-0.5, 0.5),
+    with pytest.warns(UserWarning, match="clips .*% of the labels .*: every private method "
+                      "trains on the clipped labels, the non-private reference DT on the raw "
+                      "ones, and all are tested on the raw labels"):
+        out = whatif(X, y, private=[0], epsilons=(2,), reps=2, grids=TINY, y_range=(-1, 1),
                      methods=["pardt"])
-    assert out.choices["labels_clipped"] == pytest.approx(np.mean(np.abs(y) > 0.5))
+    assert out.choices["labels_clipped"] == pytest.approx(np.mean(np.abs(y) > 1))
+    assert "DT on the raw labels" in out.choices["label_clipping"]
+
+
+def test_a_label_range_that_clips_most_labels_is_refused():
+    """(100, 200) on labels in 15-31 ran and reported 2397 times DT's error: DT fits the raw
+    labels, every private method the clipped ones."""
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 2)), rng.uniform(15, 31, 60)
+    run = functools.partial(whatif, X, y, private=[0], epsilons=(2,), reps=2, grids=TINY,
+                            methods=["pardt"])
+    with pytest.raises(ValueError, match=r"^no label lies inside y_range \(100, 200\): the "
+                       r"labels span 15.\d+ to 30.\d+, so every private method would "
+                       "estimate the clipped label"):
+        run(y_range=(100, 200))
+    lo = np.sort(y)[29]  # 29 of 60 labels below lo: kept; 31: refused
+    with pytest.raises(ValueError, match=r"^31 of the 60 labels \(52%\) lie outside y_range"):
+        run(y_range=(np.sort(y)[31] - 1e-9, 40))
+    with pytest.warns(UserWarning, match="clips 48.3% of the labels"):
+        assert run(y_range=(lo - 1e-9, 40)).choices["labels_clipped"] == pytest.approx(29 / 60)
 
 
 def test_label_range_policies_are_recorded_and_checked():
@@ -232,6 +290,10 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"epsilons": np.linspace(0.1, 10, 100_000)}, "at most 50"),  # was an O(n^2) hang
     ({"reps": 0}, "reps"), ({"seed": -1}, "seed"), ({"test_size": 1.0}, "test_size"),
     ({"methods": ["hot"]}, "unknown keys"),
+    # AdHistOfTree runs in the personalized paradigm only: it ran nothing, silently
+    ({"private": [0], "methods": ["adhot-me", "hot-me"]},
+     r"methods asks for adhot-me, but AdHistOfTree runs in the personalized paradigm only: "
+     r"pass personalized"),
     ({"y_range": (1, 1)}, "lo < hi"), ({"y_range": (-1e300, 1e300)}, "too wide"),
     ({"y_range": (0, 1e-200)}, "too narrow"),
     ({"feature_names": ["a", "a", "b"]}, "distinct names"),
@@ -278,6 +340,26 @@ def test_argument_checks_come_before_any_fit(tmp_path, monkeypatch):
                   **kwargs}
         with pytest.raises(error, match=match):
             whatif(X, **kwargs)
+
+
+def test_an_aligned_run_lists_only_the_methods_it_ran():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 3)), rng.random(60)
+    said = []
+    out = whatif(X, y, private=[0], y_range=(0, 1), reps=2, grids=TINY, epsilons=(2,),
+                 log=said.append)
+    assert out.choices["methods"] == [m for m in METHODS if not m.startswith("adhot-")]
+    assert "adhot" not in out.choices["grids"] and "adhot" not in out.grids
+    assert not any("AdHistOfTree:" in line for line in said)  # its grid was logged
+    assert "adhot-me, adhot-cart not run: AdHistOfTree runs in the personalized paradigm " \
+        "only" in said
+    assert out.choices["methods_not_run"] in said
+    assert not out.summary["method"].str.startswith("AdHistOfTree").any()
+    # with the personalized paradigm it runs, and is listed
+    out = whatif(X, y, private=[0], personalized=[1], y_range=(0, 1), reps=2, grids=TINY,
+                 epsilons=(2,), methods=["adhot-me", "hot-me"])
+    assert out.choices["methods"] == ["adhot-me", "hot-me"] and "adhot" in out.grids
+    assert "AdHistOfTree ME" in set(out.summary["method"])
 
 
 def test_numpy_scalars_are_numbers():
@@ -358,6 +440,9 @@ def test_any_numeric_table_gets_an_answer(tmp_path, n, d):
                         y_range=table.y_range, epsilons=(1, 4), reps=3, grids=TINY,
                         personalized=None if d < 4 else ["noise2"], provenance=table.choices)
     assert [str(w.message) for w in caught] == result.notes  # every note is also a warning
+    # the table's box was read off the data (load_table without x_bounds): said first
+    assert result.notes[0].startswith(f"the feature box of protected column(s) {private[0]}")
+    result.notes.pop(0)
     paradigms = ["aligned"] + (["personalized"] if d >= 4 else [])
     methods = set(zip(result.summary["paradigm"], result.summary["method"], strict=True))
     for paradigm in paradigms:
@@ -509,3 +594,155 @@ def test_report_files_and_a_self_contained_html(tmp_path):
     assert whatif_report.label_only_note(without) is None
     back = pd.read_csv(tmp_path / "out" / "realdata.csv")
     assert math.isclose(back.loc[back["method"] == "DT", "mse_ratio"].mean(), 1.0)
+
+
+def test_the_report_removes_its_own_files_of_an_earlier_run(tmp_path):
+    """A reused folder kept realdata_costs.csv/.png of an earlier run, looking current."""
+    table, _ = _table(tmp_path, 200, 4)
+    run = functools.partial(whatif, table.X, table.y, feature_names=table.feature_names,
+                            y_range=table.y_range, epsilons=(2,), reps=2, grids=TINY,
+                            methods=["pardt"])
+    out = tmp_path / "out"
+    first = whatif_report.write_whatif(run(private=["signal", "weak"]), out)
+    assert {"realdata_costs.csv", "realdata_costs.png"} <= {f.name for f in first}
+    keep = ["notes.txt", "realdata_costs_old.csv", "mine.png", "realdata.csv.bak"]
+    for name in keep:  # not this tool's names: never touched
+        (out / name).write_text("mine")
+    (out / ".ldpviz_cache").mkdir()
+    said = []
+    second = whatif_report.write_whatif(run(private=["signal"]), out, log=said.append)
+    names = {f.name for f in second}
+    assert "realdata_costs.csv" not in names  # one protected column: no per-column costs
+    assert sorted(p.name for p in out.iterdir()) == sorted([*names, *keep, ".ldpviz_cache"])
+    assert said == [f"removed 2 file(s) of an earlier run from {out} that this run does not "
+                    "write: realdata_costs.csv, realdata_costs.png"]
+    said.clear()
+    whatif_report.write_whatif(run(private=["signal"]), out, log=said.append)
+    assert said == []  # nothing stale: nothing to say
+
+
+def test_the_answer_and_the_figure_say_the_error_in_the_label_s_units(tmp_path):
+    """Only ratios to DT were shown: "1.48 x" could not be read as "RMSE 62 -> 75"; the PNG
+    named no table, target, protected column, epsilon or split count."""
+    table, _ = _table(tmp_path, 300, 6)
+    result = whatif(table.X, table.y, private=["signal", "weak"], personalized=["noise2"],
+                    feature_names=table.feature_names, y_range=table.y_range, epsilons=(2, 4),
+                    reps=3, grids=TINY, provenance=table.choices, name="table.csv")
+    assert result.choices["target"] == TARGET
+    dt = np.sqrt(result.best.loc[result.best["method"] == "DT", "mse"].mean())
+    for row in result.answers.itertuples():
+        assert row.reference_rmse == pytest.approx(dt)
+        win = result.summary[(result.summary["epsilon"] == row.epsilon)
+                             & (result.summary["paradigm"] == row.paradigm)
+                             & (result.summary["method"] == row.winner)]
+        assert row.winner_rmse == pytest.approx(np.sqrt(win["mse"].iloc[0]))
+        verb = "rises" if row.winner_rmse > dt else "falls"
+        assert (f"In units of {TARGET}, the test RMSE {verb} from "
+                f"{whatif_answers.units(dt)} (the non-private tree) to "
+                f"{whatif_answers.units(row.winner_rmse)} ({row.winner}).") in row.sentence
+    assert f"DT's test RMSE is {whatif_answers.units(dt)} (in units of {TARGET})" in \
+        whatif_report.console_text(result)
+    assert "test RMSE: DT → best" in whatif_report.answers_display(result.answers)
+    fig = whatif_report.matplotlib_figure(result)
+    title = fig._suptitle.get_text()
+    for words in (f"What-if on table.csv, predicting {TARGET}", "protected by every user: signal, "
+                  "weak; by some users also: noise2", "ε = 2, 4; 3 random 70%/30% train/test "
+                  f"splits\nnon-private tree's test RMSE {whatif_answers.units(dt)} (in units "
+                  f"of {TARGET})"):
+        assert words in title, title
+    # the title stays inside the figure (drawn, then measured)
+    fig.canvas.draw()
+    box = fig._suptitle.get_window_extent()
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width and box.y1 <= fig.bbox.height
+    # without a name for the label, the units are the label's
+    plain = whatif(table.X, table.y, private=[0], y_range=table.y_range, epsilons=(2,),
+                   reps=2, grids=TINY, methods=["pardt", "hot0"])
+    assert plain.choices["target"] is None
+    assert "In the label's units, the test RMSE" in plain.sentences[0]
+    named = whatif(table.X, pd.Series(table.y, name="cost"), private=["x0"], y_range=table.y_range,
+                   epsilons=(2,), reps=2, grids=TINY, methods=["pardt"])
+    assert named.choices["target"] == "cost" and "In units of cost," in named.sentences[0]
+
+
+def test_the_answer_says_when_a_chosen_value_is_the_largest_its_grid_offered():
+    """HistOfTree chose t = 3, the top of its grid, and the answer called the cost significant
+    without a word that a larger t might do better."""
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 2))
+    y = 3 * (X[:, 0] > 0.5) + X[:, 1] + rng.normal(0, 0.3, 600)
+    tree = {"max_depth": (1, 2, 4, 6), "min_samples_leaf": (10,)}
+
+    def run(ts):
+        hot = {"t": ts, "depth": (0, 1, 2), "rho": (0.5,), "min_samples_leaf": (0,)}
+        return whatif(X, y, private=[0], y_range=(-1, 5), epsilons=(1000,), reps=3,
+                      grids={"hot": hot, "tree": tree}, methods=["hot-me", "hot0"])
+
+    row = run((1, 2)).answers.iloc[0]
+    assert row["hot_t"] == 2
+    assert "HistOfTree ME's t = 2" in row["grid_edge"] and "--grid hot.t=…" in row["grid_edge"]
+    assert "offered: a larger one may do better (widen with " in row["grid_edge"]
+    assert "in Python, grids=)." in row["sentence"] and row["grid_edge"] in row["sentence"]
+    row = run((1, 2, 3)).answers.iloc[0]  # t = 2 splits at 0.5; t = 3 cannot
+    assert row["hot_t"] == 2 and "t = " not in (row["grid_edge"] or "")
+    # DT (the same in every sentence) is said once, in the first
+    wiggly = np.sin(12 * X[:, 1]) + X[:, 0]
+    out = whatif(X, wiggly, private=[0], y_range=(-1, 2), epsilons=(2, 8), reps=3,
+                 grids={"tree": {"max_depth": (1, 2), "min_samples_leaf": (10,)}},
+                 methods=["pardt"])
+    said = [bool(re.search(r"(?<![A-Za-z])DT's max_depth = 2", edge or ""))
+            for edge in out.answers["grid_edge"]]
+    assert said == [True, False]
+    # the rule, on made-up rows: only the named methods, only values at their grid's largest
+    grid = G.MethodGrid("hot", ({"t": (1,), "depth": (0,)}, {"t": (1, 2, 3), "depth": (1, 4)}))
+    assert whatif_answers.grid_maxima(grid) == {"t": 3, "depth": 4}
+    assert whatif_answers.grid_maxima(G.MethodGrid("hot0", ({"t": (1,), "depth": (2,)},))) == {}
+    rows = pd.DataFrame({"method": ["HistOfTree ME", "DT"], "t": [3, np.nan],
+                         "depth": [2, np.nan], "max_depth": [np.nan, 12]})
+    edges = {"HistOfTree ME": ("hot", {"t": 3, "depth": 4}),
+             "DT": ("tree", {"max_depth": 12, "min_samples_leaf": 100})}
+    assert whatif_answers._edges(rows, edges) == (
+        "HistOfTree ME's t = 3, DT's max_depth = 12 are the largest values the grids offered: a "
+        "larger one may do better (widen with --grid hot.t=…, --grid tree.max_depth=…; in "
+        "Python, grids=).")
+    assert whatif_answers._edges(rows.assign(t=2, max_depth=8), edges) is None
+    # a value the grid rule caps is no edge to widen: depth 9 has 2^9 cells > n/2 = 350
+    from ldpviz.reproduce.whatif import _widenable
+
+    over = {"hot": {"t": (1, 2, 3)}, "tree": {"max_depth": (1, 2, 4, 6, 8)}}
+    for n, tree_top in ((1400, {"max_depth": 8}), (700, {})):
+        grid = G.whatif_grids(n, 8, 1, overrides=over)
+        assert _widenable("tree", grid["tree"], n, 8, 1, False, over) == tree_top
+        assert _widenable("hot", grid["hot"], n, 8, 1, False, over)["t"] == 3
+    grid = G.whatif_grids(700, 8, 1, overrides={"hot": {"t": (1, 2)}})["hot"]
+    assert _widenable("hot", grid, 700, 8, 1, False, {"hot": {"t": (1, 2)}}) == {"t": 2}
+
+
+def test_the_per_column_legend_appears_only_with_a_star():
+    costs = pd.DataFrame({"column": ["f0", "f1"], "epsilon": 2.0, "cost": [0.061, 0.01],
+                          "se": [0.06, 0.01], "p_value": [0.2, 0.4], "significant": False,
+                          "constant_fit": False})
+    text = whatif_answers.cost_sentences(costs, None)[0]
+    assert text == "At ε = 2, protecting one column alone costs most for f0 +6.1% ± 12%, f1 " \
+        "+1.0% ± 2.0%."  # ended in "(* significant)" with nothing starred
+    costs.loc[0, "significant"] = True
+    assert whatif_answers.cost_sentences(costs, None)[0].endswith(
+        "f0 +6.1% ± 12%*, f1 +1.0% ± 2.0% (* significant).")
+
+
+def test_the_personalized_sentence_names_the_columns_some_users_also_protect():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((80, 6)), rng.random(80)
+    names = ["a", "b", "c", "d", "e", "f"]
+    run = functools.partial(whatif, X, y, feature_names=names, y_range=(0, 1), reps=2,
+                            grids=TINY, epsilons=(2,), methods=["hot-me", "hot0"])
+    out = run(private=["a"], personalized=["b", "c"])
+    sentence = out.answers.set_index("paradigm").loc["personalized", "sentence"]
+    assert sentence.startswith("At ε = 2 in the personalized paradigm (some users also protect "
+                               "b and c), protecting a costs")
+    out = run(private=["a"], personalized=["b", "c", "d", "e", "f"])
+    assert "(some users also protect b, c, d and 2 more columns)" in \
+        out.answers.set_index("paradigm").loc["personalized", "sentence"]
+    out = run(private=["a"], personalized=["b", "c", "d", "e"])
+    assert "(some users also protect b, c, d and 1 more column)" in \
+        out.answers.set_index("paradigm").loc["personalized", "sentence"]
+

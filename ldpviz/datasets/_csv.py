@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shlex
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,18 +59,26 @@ def sniff_separator(path, lines=20):
     return best
 
 
-def _read_text(path, sep):
-    """The CSV as a frame of strings (missing entries NaN), with checked column names."""
+def _read_text(path, sep, drop=()):
+    """The CSV as a frame of strings (missing entries NaN), with checked column names, without
+    the columns named in ``drop`` ('' names the unnamed ones)."""
     try:
         frame = pd.read_csv(path, sep=sep, dtype=str, skipinitialspace=True, encoding=ENCODING)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
     with open(path, encoding=ENCODING, newline="") as handle:
         header = [c.strip() for c in next(csv.reader(handle, delimiter=sep))]
+    unknown = [c for c in drop if c not in header]
+    if unknown:
+        raise ValueError(f"drop names {unknown[0]!r}, which is not a column of "
+                         f"{Path(path).name}; columns are {header}.")
+    keep = [j for j, c in enumerate(header) if c not in drop]
+    frame, header = frame.iloc[:, keep], [header[j] for j in keep]
     unnamed = [j + 1 for j, c in enumerate(header) if not c]
     if unnamed:
         raise ValueError(f"{Path(path).name}: column {unnamed[0]} of the header has no name; "
-                         "name every column.")
+                         "name every column, or leave the unnamed ones out with drop=[''] "
+                         "(--drop '' on the command line).")
     repeated = sorted({c for c in header if header.count(c) > 1})
     if repeated:
         raise ValueError(f"{Path(path).name} repeats the column names {repeated}; rename them.")
@@ -78,7 +87,8 @@ def _read_text(path, sep):
 
 
 def load_csv(path, target, private=None, categorical="ordinal", missing="error",
-             max_categories=20, y_range=None, sep=None, categorical_columns=None, decimal="."):
+             max_categories=20, y_range=None, sep=None, categorical_columns=None, decimal=".",
+             drop=None):
     """Load your own data from a CSV with a header row, for the what-if analysis.
 
     Every column is read as text and parsed explicitly; nothing is guessed silently:
@@ -125,6 +135,10 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         mix of numbers and text.
     decimal : str, default="."
         Decimal mark of the numbers (',' for "1,5").
+    drop : list of str or None
+        Columns left out before anything is read from them (an identifier, a date, a pandas
+        index column); names as in the header, '' for the columns with no name. An unknown
+        name or the target is refused.
 
     Returns
     -------
@@ -133,7 +147,8 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         ``y_bound``, ``ranking``, ``s_star`` (the number of private columns), ``feature_min``,
         ``feature_max``, plus ``n_dropped``, ``encoded`` ({column: (encoding, levels)}),
         ``box_from_data`` (the feature columns min-max scaled with bounds read off the data),
-        ``summary`` (one paragraph saying what was encoded and dropped) and ``path``.
+        ``summary`` (one paragraph saying what was encoded and dropped), ``columns_left_out``
+        (``drop``) and ``path``.
     """
     check_choice(categorical, "categorical", CATEGORICAL)
     check_choice(missing, "missing", MISSING)
@@ -144,8 +159,9 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         raise FileNotFoundError(f"path {str(path)!r} does not exist or is not a file.")
     if not isinstance(target, str):
         raise TypeError(f"target must be the name of one column (a string), got {target!r}.")
+    drop = _check_drop(drop, target)
     with utf8_errors(path):
-        frame = _read_text(path, sniff_separator(path) if sep is None else sep)
+        frame = _read_text(path, sniff_separator(path) if sep is None else sep, drop)
     if target not in frame.columns:
         raise ValueError(f"target {target!r} is not a column of {path.name}; columns are "
                          f"{list(frame.columns)}.")
@@ -204,8 +220,26 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     y = numbers[target][keep]
     features, encoded = _features(frame[keep].reset_index(drop=True), numbers, keep, target,
                                   categorical, max_categories)
-    return _finish(path, features, y, target, encoded, private, y_range, categorical, n_dropped,
-                   holes)
+    bunch = _finish(path, features, y, target, encoded, private, y_range, categorical,
+                    n_dropped, holes)
+    bunch.update(columns_left_out=drop)
+    return bunch
+
+
+def _check_drop(drop, target):
+    """``drop`` as a list of distinct column names, none of them the target."""
+    if drop is None:
+        return []
+    drop = [drop] if isinstance(drop, str) else list(drop)
+    bad = next((c for c in drop if not isinstance(c, str)), None)
+    if bad is not None:
+        raise TypeError(f"drop must list column names (strings), got {bad!r}.")
+    twice = next((c for c in drop if drop.count(c) > 1), None)
+    if twice is not None:
+        raise ValueError(f"drop lists {twice!r} twice; give each column once.")
+    if target in drop:
+        raise ValueError(f"drop lists the target {target!r}; the label cannot be left out.")
+    return drop
 
 
 def _asked_categorical(columns, present, target):
@@ -232,7 +266,9 @@ def _features(text, numbers, keep, target, categorical, max_categories):
             raise ValueError(
                 f"column {column!r} is not numeric and has {len(levels)} distinct values "
                 f"(more than max_categories={max_categories}), so it cannot be encoded; "
-                "drop it or raise max_categories (--max-categories on the command line).")
+                f"leave it out with drop=[{column!r}] (--drop {shlex.quote(column)} on the "
+                "command line) or raise max_categories (--max-categories on the command "
+                "line).")
         columns[column] = values
         encoded[column] = (categorical, levels)
     features = pd.DataFrame(columns)

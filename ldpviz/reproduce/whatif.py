@@ -22,6 +22,7 @@ a few timed pilot fits before it starts (``max_seconds`` refuses runs that would
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import check_features, check_int
+from .._validation import PrivacyWarning, check_features, check_int
 from ..adhistoftree import AdHistOfTree
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 from ..estimators import HistOfTree
@@ -38,7 +39,7 @@ from . import whatif_answers as answers
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
 from .runtime import duration, effective_jobs
-from .whatif_data import copies_notes, resolve_columns
+from .whatif_data import box_message, copies_notes, resolve_columns
 from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here too)
     MAX_EPSILON,
     MAX_EPSILONS,
@@ -129,6 +130,10 @@ class WhatIf:
     choices : dict
         Everything needed to repeat the run (columns, ranges, grids, epsilons, splits, seed,
         version) and what the data said about them (clipped shares).
+    notes : list of str
+        What was also issued as warnings about the inputs (a protected feature box read off
+        the data, a protected column that protects nothing, a grid that cannot run); the
+        report shows them.
     """
 
     results: pd.DataFrame
@@ -344,7 +349,8 @@ def _expand(best, paradigms):
 def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilons=(1, 2, 4),
            reps=20, y_range=None, label_range=None, test_size=0.3, seed=0, n_jobs=None,
            progress=False, cache_dir=None, grids=None, methods=None,
-           max_seconds=60 * MAX_MINUTES, name="data", provenance=None, log=None):
+           max_seconds=60 * MAX_MINUTES, name="data", target_name=None, provenance=None,
+           log=None):
     """What does protecting these columns cost at each epsilon, and which method wins?
 
     Parameters
@@ -366,8 +372,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         Random train/test splits (the paper uses 50). None: 20, or as many as fit in
         ``max_seconds`` (at least 5; the choice is logged and recorded).
     y_range : (lo, hi) or None
-        Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Labels
-        outside it are clipped by every method; above 1% clipped a UserWarning says so.
+        Public label range. None reads it off ``y`` with a PrivacyWarning (it leaks). Every
+        private method trains on labels clipped to it; the non-private reference DT trains on
+        the raw labels, and every method is tested on the raw labels (so ratios to DT include
+        the clipping's cost). Above 1% clipped a UserWarning says so; a range that leaves more
+        than half of the labels outside is refused.
     label_range : {"declared", "independent", "private"} or None
         Where the label range comes from (the policies of ``reproduce table1``), recorded in
         ``choices``: "declared" (the label's declared scale) and "independent" (the range of
@@ -380,16 +389,23 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         Candidate values replacing the rule's (:func:`ldpviz.reproduce.grids.whatif_grids`).
     methods : list of str or None
         Keys of :data:`METHODS` to run, each once (default all); DT, the reference, always
-        runs.
+        runs. AdHistOfTree ("adhot-me", "adhot-cart") runs in the personalized paradigm only:
+        asking for it without ``personalized`` is refused, and the default list leaves it out
+        of an aligned-only run (``choices["methods"]`` lists the methods that ran).
     max_seconds : float or None, default=7200 (:data:`MAX_MINUTES`, as the command line)
         Refuse (ValueError) a run estimated to take longer, naming a number of splits that
         fits (with ``reps=None``, run fewer splits instead when at least 5 fit). None: no
         limit.
     name : str
         Names the data in the cache key and the report.
+    target_name : str or None
+        Names the label, whose units the answer's errors (RMSE) are in. None: the "target" of
+        ``provenance`` (``load_table``'s), else the name of a pandas Series ``y``, else none.
     provenance : dict or None
         Choices made before this call (e.g. ``load_table(...).choices``: the feature box),
-        recorded in ``choices``.
+        recorded in ``choices``. A PrivacyWarning names the protected columns (``private`` and
+        ``personalized``) it lists under "feature_bounds_read_off_data": their bounds were
+        read off the data, which leaks their extremes.
     log : callable or None
         Called with a line of text for each step (the command line prints them).
 
@@ -400,6 +416,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     test_size, n_jobs, progress, cache_dir, max_seconds = check_options(
         test_size, n_jobs, progress, cache_dir, max_seconds, log)
     say = log or (lambda text: None)
+    target_name = target_name or (provenance or {}).get("target") or getattr(y, "name", None)
     table, X = X, check_features(X, "X")  # the table as given names its columns
     n, d = X.shape
     names = column_names(table, feature_names, d)
@@ -413,10 +430,22 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         if set(also) & set(private):
             raise ValueError(f"personalized repeats columns of private: "
                              f"{_names(names, sorted(set(also) & set(private)))}.")
+    # Protected columns min-max scaled with bounds read off the data (load_table's provenance).
+    box = box_message((provenance or {}).get("feature_bounds_read_off_data") or {},
+                      [names[j] for j in (private or []) + (also or [])])
+    if box:
+        warnings.warn(box, PrivacyWarning, stacklevel=2)
     epsilons = check_epsilons(epsilons)
     reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)
     keys = check_methods(methods, METHODS)
+    adhot = [m for m in keys if m.startswith("adhot-")]
+    if methods is not None and adhot and also is None:
+        raise ValueError(f"methods asks for {', '.join(adhot)}, but AdHistOfTree runs in the "
+                         "personalized paradigm only: pass personalized (the columns some "
+                         "users also protect), or leave adhot-* out of methods.")
+    running = [] if private is None else [m for m in keys if also is not None
+                                          or not m.startswith("adhot-")]
     y, y_range, label_choices = check_labels(y, n, y_range, label_range)
     n_train = n - round(test_size * n)
     if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
@@ -430,7 +459,9 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
                          + "; ".join(grid["tree"].notes) + " (change grids['tree']).")
     screen = list(range(d)) if private is None else (
         private if 2 <= len(private) <= MAX_ATTRIBUTED else [])
-    arms = _build_arms(data, grid, epsilons, private, also, screen, keys, names)
+    arms = _build_arms(data, grid, epsilons, private, also, screen, running, names)
+    used = {key: g for key, g in grid.items()  # DT (the reference) always runs on "tree"
+            if key == "tree" or any(m in running for m in _GRID_USERS[key])}
     choices = {
         "data": name, "rows": n, "features": d, "feature_names": names,
         "private": None if private is None else [names[j] for j in private],
@@ -440,20 +471,25 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         "personalized_rule": None if also is None else
         DecadeMask(tuple(private), tuple(also)).rule(names),
         "epsilons": epsilons, "splits": reps, "test_size": float(test_size), "seed": seed,
-        "training_rows": n_train, "methods": keys, "grid_rule": GRID_RULE,
-        "grids": {k: g.describe() for k, g in grid.items()},
-        "grid_notes": {k: list(g.notes) for k, g in grid.items() if g.notes},
+        "training_rows": n_train, "methods": running, "grid_rule": GRID_RULE,
+        "grids": {k: g.describe() for k, g in used.items()},
+        "grid_notes": {k: list(g.notes) for k, g in used.items() if g.notes},
         **label_choices, **(provenance or {}),
     }
+    if private and adhot and also is None:
+        choices["methods_not_run"] = (f"{', '.join(adhot)} not run: AdHistOfTree runs in the "
+                                      "personalized paradigm only")
     from .. import __version__
 
     choices["version"] = __version__
+    choices["target"] = None if target_name is None else str(target_name)
     notes = copies_notes(X, names, private or [])
-    for key, g in grid.items():
-        if not g.applicable and any(m in keys for m in _GRID_USERS[key]):
+    for key, g in used.items():
+        if not g.applicable:
             notes.append(f"{_GRID_NAMES[key]} not run: " + "; ".join(g.notes) + ".")
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)
+    notes = ([box] if box else []) + notes  # the report shows the privacy warning too
     say(f"label range ({y_range[0]:g}, {y_range[1]:g}), {label_choices['y_range_source']}: "
         f"clips {label_choices['labels_clipped']:.1%} of the labels")
     if private is None:
@@ -464,10 +500,11 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         say("personalized paradigm: " + (choices["personalized_rule"] or
                                          "not run (name the columns some users also protect "
                                          "with personalized / --personalized)"))
+        if adhot and also is None:
+            say(f"{choices['methods_not_run']}")
     say("grids: " + GRID_RULE)
     for key, text in choices["grids"].items():
-        if key in _GRID_USERS and any(m in keys for m in _GRID_USERS[key]):
-            say(f"  {_GRID_NAMES[key]}: {text}")
+        say(f"  {_grid_name(key, running, screen)}: {text}")
     reps, choices["estimate"] = _plan(arms, reps, n_jobs, max_seconds, say)
     choices["splits"] = reps
     start = time.perf_counter()
@@ -480,17 +517,54 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     summary = answers.summarize(main)
     costs = answers.column_costs(best, names, n_train) if screen else None
     ranking = answers.cheapest_first(costs) if private is None else None
-    table = answers.answer_table(summary, main, results, costs, choices) if private else \
+    widen = functools.partial(_widenable, n_train=n_train, d=d, s=len(private or []),
+                              personalized=also is not None, overrides=grids)
+    edges = {}  # method -> (its --grid key, the largest value offered per tuned size)
+    for k in [*running, REFERENCE]:
+        key = _METHOD_GRID[k]
+        edges[METHODS[k][0] if k in METHODS else k] = ("hot" if key == "hot0" else key,
+                                                       widen(key, used[key]))
+    table = answers.answer_table(summary, main, results, costs, choices, edges) if private else \
         pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])
-    return WhatIf(results, best, summary, table, costs, ranking, grid, choices, notes)
+    return WhatIf(results, best, summary, table, costs, ranking, used, choices, notes)
 
 
+#: The grid each method key (and DT) runs on.
+_METHOD_GRID = {"hot-me": "hot", "hot-cart": "hot", "adhot-me": "adhot", "adhot-cart": "adhot",
+                "pardt": "tree", "krr": "krr", "hist": "hist", "hot0": "hot0",
+                "labeldt": "tree", REFERENCE: "tree"}
 _GRID_NAMES = {"hot": "HistOfTree (ME, CART)", "hot0": "HistOfTree s=0 (label only)",
-               "adhot": "AdHistOfTree", "hist": "Hist", "tree": "ParDT, LabelDT, DT",
-               "krr": "KRR"}
+               "adhot": "AdHistOfTree", "hist": "Hist", "krr": "KRR"}
 _GRID_USERS = {"hot": ("hot-me", "hot-cart"), "hot0": ("hot0",),
                "adhot": ("adhot-me", "adhot-cart"), "hist": ("hist",),
-               "tree": tuple(METHODS), "krr": ("krr",)}
+               "tree": ("pardt", "labeldt"), "krr": ("krr",)}
+
+
+def _widenable(key, grid, n_train, d, s, personalized, overrides):
+    """{parameter: largest value} of ``grid`` (:func:`whatif_answers.grid_maxima`) for the
+    sizes a wider candidate list could push further: one more (t + 1, depth + 1, ...) must
+    survive the grid rule (not, e.g., a depth whose 2^p cells exceed n/2)."""
+    option = "hot" if key == "hot0" else key  # HistOfTree s=0 takes HistOfTree's candidates
+    out = {}
+    for param, top in answers.grid_maxima(grid).items():
+        wider = {k: dict(v) for k, v in (overrides or {}).items()}
+        wider.setdefault(option, {})[param] = (top + 1,)
+        try:
+            probe = whatif_grids(n_train, d, s, personalized, wider)[key]
+        except ValueError:  # beyond the parameter's range
+            continue
+        if any(c.get(param) == top + 1 for c in probe.configs()):
+            out[param] = top
+    return out
+
+
+def _grid_name(key, running, screen):
+    """The methods a grid serves in this run ("tree": DT always, ParDT and LabelDT if run)."""
+    if key != "tree":
+        return _GRID_NAMES[key]
+    trees = [name for k, name in (("pardt", "ParDT"), ("labeldt", "LabelDT"))
+             if k in running or (k == "pardt" and screen)]
+    return ", ".join([*trees, "DT"])
 
 
 # ----------------------------------------------------------------------------------------------

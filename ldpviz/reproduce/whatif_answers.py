@@ -159,6 +159,27 @@ def pct(value, se=None):
     return text
 
 
+def units(value):
+    """An error in the label's units: 3 significant digits, whole numbers from 100 on."""
+    value = float(value)
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def in_units(target):
+    return f"in units of {target}" if target else "in the label's units"
+
+
+def _rmse_sentence(row, target):
+    """The non-private tree's test RMSE and the best protecting method's, in the label's units."""
+    dt, best = units(row["reference_rmse"]), units(row["winner_rmse"])
+    if dt == best:
+        return (f"{in_units(target).capitalize()}, the test RMSE stays at {dt} (the non-private "
+                f"tree's and {row['winner']}'s).")
+    verb = "rises" if row["winner_rmse"] > row["reference_rmse"] else "falls"
+    return (f"{in_units(target).capitalize()}, the test RMSE {verb} from {dt} (the non-private "
+            f"tree) to {best} ({row['winner']}).")
+
+
 def _splits(reps, verb=True):
     text = "1 split" if reps == 1 else f"{reps} splits"
     return text + (" is" if reps == 1 else " are") if verb else text
@@ -212,19 +233,65 @@ def _attribution(costs, eps, private):
     return f"spread over several columns (each protected alone, for ParDT: {alone})"
 
 
-def answer_table(summary, main, results, costs, choices):
-    """Per (epsilon, paradigm): the numbers of the answer and its sentence."""
+#: Tuned sizes whose largest offered value may cap a method (more bins, deeper trees, ...).
+EDGE_PARAMS = ("t", "depth", "max_depth", "t_offset", "k")
+
+
+def grid_maxima(grid):
+    """{parameter: largest value} of a MethodGrid, for the :data:`EDGE_PARAMS` it varies."""
+    values = {}
+    for sub in grid.subgrids:
+        for param, vals in sub.items():
+            if param in EDGE_PARAMS:
+                values.setdefault(param, set()).update(v for v in vals if v is not None)
+    return {p: max(v) for p, v in values.items() if len(v) > 1}
+
+
+def _edges(rows, edges):
+    """The sentence naming the chosen values that are the largest their grid offered.
+
+    ``rows``: summary rows of the methods the answer names; ``edges``: method -> (the grid's
+    key for ``--grid``, {parameter: largest value offered}).
+    """
+    found, options = [], []
+    for _, row in rows.iterrows():
+        key, maxima = edges.get(row["method"], (None, {}))
+        hits = [(p, top) for p, top in maxima.items()
+                if np.isfinite(row.get(p, np.nan)) and row[p] == top]
+        if hits:
+            found.append(f"{row['method']}'s " + " and ".join(f"{p} = {top:g}"
+                                                              for p, top in hits))
+            options += [f"--grid {key}.{p}=…" for p, _ in hits
+                        if f"--grid {key}.{p}=…" not in options]
+    if not found:
+        return None
+    one = len(found) == 1 and " and " not in found[0]
+    return (f"{', '.join(found)} {'is' if one else 'are'} the largest "
+            f"{'value its grid' if one else 'values the grids'} offered: a larger one may do "
+            f"better (widen with {', '.join(options)}; in Python, grids=).")
+
+
+def answer_table(summary, main, results, costs, choices, edges=None):
+    """Per (epsilon, paradigm): the numbers of the answer and its sentence.
+
+    ``edges``: method -> (grid key, {parameter: largest value offered}); a chosen value at
+    the largest is said (for the winner, the best HistOfTree, the best label-only method, and
+    in the first sentence for DT, the same in every one).
+    """
     rows = []
+    dt = summary[summary["method"] == REFERENCE]
     private = choices["private"] or []
     reps = choices["splits"]
+    reference_rmse = float(np.sqrt(main.loc[main["method"] == REFERENCE, "mse"].mean()))
     for (eps, paradigm), group in summary[summary["role"] != "reference"].groupby(
             ["epsilon", "paradigm"], sort=True):
         prot = group[group["role"] == "protected"].sort_values("ratio")
         label = group[group["role"] == "label"].sort_values("ratio")
-        row = {"epsilon": eps, "paradigm": paradigm}
+        row = {"epsilon": eps, "paradigm": paradigm, "reference_rmse": reference_rmse}
         if not prot.empty:
             win = prot.iloc[0]
-            row.update(winner=win["method"], winner_ratio=win["ratio"],
+            row.update(winner=win["method"], winner_rmse=float(np.sqrt(win["mse"])),
+                       winner_ratio=win["ratio"],
                        winner_ratio_se=win["ratio_se"], winner_significant=win["significant"],
                        runner_up=prot.iloc[1]["method"] if len(prot) > 1 else None)
         if not prot.empty and not label.empty:
@@ -238,6 +305,10 @@ def answer_table(summary, main, results, costs, choices):
         row.update(_histogram(main, results, eps, paradigm, summary) or {})
         row["attribution"] = _attribution(costs, eps, private) if paradigm == "aligned" \
             else None
+        named = [row.get(k) for k in ("winner", "hot_method", "label_method")]
+        row["grid_edge"] = _edges(pd.concat([group[group["method"].isin(named)],
+                                             dt.iloc[:0] if rows else dt]),  # DT's: once
+                                  edges or {})
         row["sentence"] = _sentence(row, prot, choices, reps)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -248,8 +319,11 @@ def _sentence(row, prot, choices, reps):
     eps, paradigm = row["epsilon"], row["paradigm"]
     private = choices["private"]
     cols = " and ".join(private) if len(private) <= 3 else f"these {len(private)} columns"
+    extra = choices.get("personalized") or []
+    extra = " and ".join(extra) if len(extra) <= 3 else \
+        f"{', '.join(extra[:3])} and {len(extra) - 3} more column{'s' * (len(extra) > 4)}"
     where = "" if paradigm == "aligned" else \
-        " in the personalized paradigm (some users also protect more columns)"
+        f" in the personalized paradigm (some users also protect {extra})"
     out = []
     if "cost_vs_label" in row:
         cost, se = row["cost_vs_label"], row["cost_vs_label_se"]
@@ -285,6 +359,7 @@ def _sentence(row, prot, choices, reps):
         if row["winner"] == "Hist" and prot.iloc[0].get("t") == 1:
             text += "; Hist with t = 1 is a privately estimated mean: nothing beat the average"
         out.append(text + ".")
+        out.append(_rmse_sentence(row, choices.get("target")))
     if np.isfinite(row.get("hot_t", np.nan)):
         if row["hot_t"] == 1:
             out.append("HistOfTree's private histogram did not help: its best grid point has "
@@ -297,6 +372,8 @@ def _sentence(row, prot, choices, reps):
                        f"t = {row['hot_t']}, {pct(-row['hot_gain'], row['hot_gain_se'])} "
                        f"error relative to its best t = 1 point (p = "
                        f"{row['hot_gain_p']:.2g}).")
+    if row.get("grid_edge"):
+        out.append(row["grid_edge"])
     if 0.5**reps >= ALPHA:
         out.append(f"(With {_splits(reps, False)} no difference can be significant at {ALPHA}: use "
                    "at least 5, better 20.)")
@@ -321,8 +398,9 @@ def cost_sentences(costs, ranking):
             continue
         listed = ", ".join(f"{r.column} {pct(r.cost, r.se)}{'*' if r.significant else ''}"
                            for r in top.itertuples())
-        out.append(f"At ε = {eps:g}, protecting one column alone costs most for {listed} "
-                   "(* significant).")
+        legend = " (* significant)" if top["significant"].any() else ""
+        out.append(f"At ε = {eps:g}, protecting one column alone costs most for {listed}"
+                   f"{legend}.")
     free = [c for c in (ranking or []) if not costs.loc[costs["column"] == c,
                                                         "significant"].any()]
     costly = [c for c in (ranking or []) if c not in free]

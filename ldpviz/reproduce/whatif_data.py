@@ -9,8 +9,9 @@ cannot read unambiguously) and then makes the two public choices visible:
   (``x_bounds``) is scaled with them and clipped to them (the share clipped is reported); any
   other column is min-max scaled with bounds read off the data, as in the paper's Appendix C.2,
   and ``choices`` lists those columns. For a public column this is harmless; for a protected
-  one it leaks its extremes, so :func:`check_box` warns when a protected column has no public
-  bounds.
+  one it leaks its extremes, so :func:`ldpviz.reproduce.whatif.whatif` (given these
+  ``choices`` as ``provenance``) and :func:`check_box` warn when a protected column has no
+  public bounds.
 """
 
 from __future__ import annotations
@@ -27,14 +28,16 @@ from .._validation import PrivacyWarning, check_bool
 from ..datasets import load_csv
 from ..datasets._csv import ENCODING, utf8_errors
 
-__all__ = ["check_box", "copies_notes", "csv_columns", "load_table", "read_bounds",
-           "resolve_columns", "save_upload"]
+__all__ = ["box_message", "check_box", "copies_notes", "csv_columns", "load_table",
+           "read_bounds", "resolve_columns", "save_upload", "warn_box"]
 
 
 def read_bounds(path):
     """Public feature bounds from a CSV with a header ``column,lo,hi``: {column: (lo, hi)}."""
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():  # any other readable path will do: a pipe such as <(...) is no file
+        raise ValueError(f"feature bounds file {str(path)!r} is a folder, not a file.")
+    if not path.exists():
         raise FileNotFoundError(f"feature bounds file {str(path)!r} does not exist.")
     bounds = {}
     with utf8_errors(path, f"feature bounds file {path.name}"), \
@@ -69,7 +72,8 @@ def _check_bounds(name, pair):
 
 
 def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
-               drop_missing=False, decimal=".", categorical_columns=None, max_categories=20):
+               drop_missing=False, decimal=".", categorical_columns=None, max_categories=20,
+               drop=None):
     """A CSV as features in [0, 1] and raw labels, with the public choices recorded.
 
     Parameters
@@ -87,9 +91,10 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
         columns); None keeps its default.
     drop_missing : bool, default=False
         Drop rows with missing values (their number is reported) instead of refusing them.
-    decimal, categorical_columns, max_categories
+    decimal, categorical_columns, max_categories, drop
         Passed to :func:`ldpviz.datasets.load_csv` (the decimal mark, columns of numbers to
-        encode as categories, the most levels of a text column).
+        encode as categories, the most levels of a text column, columns to leave out before
+        anything is read from them; recorded in ``choices["columns_left_out"]``).
 
     Returns
     -------
@@ -100,15 +105,15 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
     """
     options = {"missing": "drop" if check_bool(drop_missing, "drop_missing") else "error",
                "decimal": decimal, "categorical_columns": categorical_columns,
-               "max_categories": max_categories}
+               "max_categories": max_categories, "drop": drop}
     if categorical is not None:
         options["categorical"] = categorical
     if y_range is not None:
         options["y_range"] = y_range
     with warnings.catch_warnings():
         # The label range is whatif's to warn about (it records where it came from).
-        # So are the feature bounds: check_box names the protected columns left without public
-        # bounds once x_bounds are applied.
+        # So are the feature bounds: whatif (given choices as provenance) names the protected
+        # columns left without public bounds once x_bounds are applied.
         warnings.filterwarnings("ignore", message=".*y_range.*", category=PrivacyWarning)
         warnings.filterwarnings("ignore", message=".*feature box.*", category=PrivacyWarning)
         with np.errstate(all="ignore"):  # what the scaling made of inf is checked below
@@ -150,7 +155,8 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
     box = (f"{len(x_bounds)} column(s) scaled with public bounds, {len(from_data)} min-max "
            "scaled with bounds read off the data (Appendix C.2)"
            + (f", {encoded} column(s) encoded from categories" if encoded else ""))
-    choices = {"csv": str(path), "target": target, "feature_box": box,
+    choices = {"csv": str(path), "target": target,
+               "columns_left_out": list(bunch.columns_left_out), "feature_box": box,
                "public_feature_bounds": {k: list(v) for k, v in x_bounds.items()},
                "feature_bounds_read_off_data": {
                    n: [float(low[names.index(n)]), float(high[names.index(n)])]
@@ -166,14 +172,29 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
 
 def check_box(table, protected):
     """Warn (PrivacyWarning) when protected columns were scaled with bounds read off the data."""
-    leaking = [c for c in protected if c in table.data_bounds]
-    if leaking:
-        shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
-                                          else "")
-        warnings.warn(f"the feature box of protected column(s) {shown} was read off the data "
-                      "(min-max): it leaks their extremes; pass public bounds (--x-range or "
-                      "--feature-bounds, or x_bounds).", PrivacyWarning, stacklevel=2)
-    return leaking
+    return warn_box(table.data_bounds, protected, stacklevel=2)
+
+
+def box_message(read_off, protected):
+    """The warning for the protected columns among ``read_off`` (the columns whose bounds were
+    read off the data, e.g. ``load_table(...).choices["feature_bounds_read_off_data"]``), or
+    None when there are none."""
+    leaking = [c for c in protected if c in read_off]
+    if not leaking:
+        return None
+    shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
+                                      else "")
+    return (f"the feature box of protected column(s) {shown} was read off the data (min-max): "
+            "it leaks their extremes; pass public bounds (--x-range or --feature-bounds, or "
+            "x_bounds).")
+
+
+def warn_box(read_off, protected, stacklevel=2):
+    """Warn (PrivacyWarning, :func:`box_message`); return the protected columns concerned."""
+    message = box_message(read_off, protected)
+    if message:
+        warnings.warn(message, PrivacyWarning, stacklevel=stacklevel + 1)
+    return [c for c in protected if c in read_off]
 
 
 def resolve_columns(requested, names, argname):

@@ -9,6 +9,7 @@ choice made.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -19,7 +20,7 @@ from plotly.subplots import make_subplots
 
 from .paper import LABEL_LDP_SENTENCE, LABEL_ONLY
 from .report import HtmlReport
-from .whatif_answers import pct, wide_summary
+from .whatif_answers import in_units, pct, units, wide_summary
 
 __all__ = [
     "answers_display",
@@ -27,6 +28,7 @@ __all__ = [
     "costs_figure",
     "markdown_table",
     "matplotlib_figure",
+    "output_names",
     "plotly_costs",
     "plotly_ratios",
     "write_whatif",
@@ -75,11 +77,47 @@ def _new_figure(ncols, width=5.6, height=4.4, sharey=False):
     return fig, fig.subplots(1, ncols, squeeze=False, sharey=sharey)[0]
 
 
+def _listed(columns, most=8):
+    columns = [str(c) for c in columns]
+    return ", ".join(columns[:most]) + (f" and {len(columns) - most} more"
+                                        if len(columns) > most else "")
+
+
+def reference_rmse(result):
+    """The non-private tree DT's test RMSE (root of its mean test MSE over the splits)."""
+    mse = result.best.loc[result.best["method"] == "DT", "mse"]
+    return float(np.sqrt(mse.mean())) if len(mse) else None
+
+
+def figure_title(result, width):
+    """What a figure shows, wrapped to ``width`` characters: the table and its target, the
+    protected columns, epsilons, splits and the non-private tree's RMSE in the label's units."""
+    c = result.choices
+    target = c.get("target")
+    lines = [f"What-if on {c['data']}" + (f", predicting {target}" if target else "")]
+    if c.get("private"):
+        lines.append(f"protected by every user: {_listed(c['private'])}"
+                     + (f"; by some users also: {_listed(c['personalized'])}"
+                        if c.get("personalized") else ""))
+    else:
+        lines.append("no column assumed private: each column protected alone")
+    test = c.get("test_size", 0.3)
+    lines.append(f"ε = {', '.join(f'{e:g}' for e in c['epsilons'])}; {c['splits']} random "
+                 f"{1 - test:.0%}/{test:.0%} train/test splits")
+    rmse = reference_rmse(result)
+    if rmse is not None:
+        lines.append(f"non-private tree's test RMSE {units(rmse)} ({in_units(target)})")
+    return "\n".join(textwrap.fill(line, width) for line in lines)
+
+
 def matplotlib_figure(result):
-    """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm."""
+    """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm, titled with what
+    it shows (:func:`figure_title`)."""
     rows = _rows(result)
     paradigms = [p for p in PARADIGMS if (rows["paradigm"] == p).any()] or ["aligned"]
     fig, axes = _new_figure(len(paradigms), height=5.0, sharey=True)
+    # About 13 characters of 10-point text per inch of figure width.
+    fig.suptitle(figure_title(result, int(13 * fig.get_figwidth())), fontsize=10)
     epsilons = sorted(rows["epsilon"].dropna().unique())
     handles = {}
     with plt.rc_context({"font.size": 11}):
@@ -124,7 +162,11 @@ def costs_figure(result, top=20):
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(x, list(order), rotation=60, ha="right")
     ax.set_ylabel("extra error when protected alone (%, ± 2 SE)")
-    ax.set_title("cost of protecting one column")
+    c = result.choices
+    ax.set_title(textwrap.fill(f"cost of protecting one column alone: {c['data']}"
+                               + (f", predicting {c['target']}" if c.get("target") else "")
+                               + f"; {c['splits']} splits", int(13 * fig.get_figwidth())),
+                 fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
@@ -190,6 +232,8 @@ def answers_display(table):
         if isinstance(r.get("winner"), str):
             row["best method"] = r["winner"] + ("*" if r["winner_significant"] else "")
             row["× DT"] = f"{r['winner_ratio']:.2f} ± {2 * r['winner_ratio_se']:.2f}"
+            row["test RMSE: DT → best"] = (f"{units(r['reference_rmse'])} → "
+                                          f"{units(r['winner_rmse'])}")
         if isinstance(r.get("label_method"), str):
             row["best label-only"] = r["label_method"]
             row["× DT (label-only)"] = f"{r['label_ratio']:.2f} ± {2 * r['label_ratio_se']:.2f}"
@@ -211,6 +255,11 @@ def console_text(result, max_columns=25):
                   "protection, one-sided Wilcoxon signed-rank test at 0.05; "
                   "HistOfTree s=0 and LabelDT protect the label only):", "",
                   markdown_table(table)]
+        rmse = reference_rmse(result)
+        if rmse is not None:
+            lines += ["", f"The non-private tree DT's test RMSE is {units(rmse)} "
+                      f"({in_units(result.choices.get('target'))}); a ratio r above is a test "
+                      "RMSE √r times DT's."]
         if label_only_note(result):
             lines += ["", label_only_note(result)]
     if result.costs is not None:
@@ -218,9 +267,10 @@ def console_text(result, max_columns=25):
         if result.ranking:
             costs = costs.reindex(list(reversed(result.ranking)))
         note = f" (the {max_columns} costliest)" if len(costs) > max_columns else ""
+        star = "; * significant" if result.costs["significant"].any() else ""
         lines += ["", f"Cost of protecting one column alone{note}: extra error of ParDT "
                   "with that column protected, against the same tree seeing every column "
-                  "(same privatised labels; ± 2 SE; * significant):", "",
+                  f"(same privatised labels; ± 2 SE{star}):", "",
                   markdown_table(costs.head(max_columns))]
     return "\n".join(lines)
 
@@ -234,10 +284,39 @@ def _choices_for_report(choices):
 # ----------------------------------------------------------------------------------------------
 # Files
 # ----------------------------------------------------------------------------------------------
-def write_whatif(result, out, stem="realdata", command=None):
-    """Write the CSV files, PNG figures, markdown and the HTML report; return their paths."""
+#: What :func:`write_whatif` may write, as suffixes of its ``stem``.
+OUTPUTS = ("", "_grid", "_summary", "_answers", "_costs")
+FIGURES = ("", "_costs")
+
+
+def output_names(stem="realdata"):
+    """Names of every file :func:`write_whatif` may write with ``stem`` (and nothing else)."""
+    return ([f"{stem}{s}.csv" for s in OUTPUTS] + [f"{stem}{s}.png" for s in FIGURES]
+            + [f"{stem}.md", f"{stem}.html"])
+
+
+def _remove_earlier(out, stem):
+    """Delete this tool's own files from an earlier run in ``out`` (by their exact names:
+    :func:`output_names`); a run that writes fewer files left the others looking current."""
+    removed = []
+    for name in output_names(stem):
+        path = out / name
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def write_whatif(result, out, stem="realdata", command=None, log=None):
+    """Write the CSV files, PNG figures, markdown and the HTML report; return their paths.
+
+    Files of an earlier run with the same ``stem`` in ``out`` (only the names this function
+    writes, :func:`output_names`) are removed first; those this run does not write again are
+    named in one line to ``log`` (a callable, e.g. print), if given.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    removed = _remove_earlier(out, stem)
     written = []
 
     def save_csv(frame, suffix):
@@ -266,6 +345,10 @@ def write_whatif(result, out, stem="realdata", command=None):
     path.write_text(f"# What-if: {result.choices['data']}\n\n{text}\n", encoding="utf-8")
     written.append(path)
     written.append(html_report(result, command).write(out / f"{stem}.html"))
+    stale = [p.name for p in removed if p.name not in {Path(w).name for w in written}]
+    if stale and log is not None:
+        log(f"removed {len(stale)} file(s) of an earlier run from {out} that this run does not "
+            f"write: {', '.join(stale)}")
     return written
 
 
@@ -273,7 +356,8 @@ def html_report(result, command=None):
     """The self-contained HTML report (an :class:`HtmlReport`)."""
     c = result.choices
     report = HtmlReport(f"What-if: {c['data']}",
-                        subtitle=f"{c['rows']:,} rows, {c['features']} features; "
+                        subtitle=(f"target {c['target']}; " if c.get("target") else "")
+                        + f"{c['rows']:,} rows, {c['features']} features; "
                                  f"{c['splits']} random splits; ε in "
                                  f"{', '.join(f'{e:g}' for e in c['epsilons'])}.")
     report.heading("The answer")
