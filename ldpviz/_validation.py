@@ -373,10 +373,22 @@ def check_mask_columns(W, x_columns, name="W"):
                          f"the wrong features. Select them explicitly: {name}[X.columns].")
 
 
-def check_feature_indices(indices, n_features, name="private_features"):
+def check_feature_indices(indices, n_features, name="private_features", columns=None):
+    """Column indices; with ``columns`` (a DataFrame's names) the entries may be those names."""
+    entries = list(indices) if isinstance(indices, (list, tuple, np.ndarray)) else None
+    if entries and all(isinstance(v, str) for v in entries):
+        if columns is None:
+            raise ValueError(f"{name} names columns {entries!r}, but X has no column names: "
+                             "pass X as a DataFrame, or give column indices.")
+        unknown = [v for v in entries if v not in columns]
+        if unknown:
+            raise ValueError(f"{name} names {unknown!r}, which X does not have; its columns "
+                             f"are {list(columns)!r}.")
+        indices = [list(columns).index(v) for v in entries]
     idx = np.asarray(indices)
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
-        raise ValueError(f"{name} must be a list of column indices, got {indices!r}.")
+        raise ValueError(f"{name} must be a list of column indices (or, with a DataFrame X, "
+                         f"of its column names), got {indices!r}.")
     if np.any(idx < 0) or np.any(idx >= n_features):
         raise ValueError(f"{name} has indices outside 0..{n_features - 1}: {indices!r}.")
     if len(np.unique(idx)) != len(idx):

@@ -210,8 +210,9 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         Share of epsilon spent on the label.
     classes : array-like or None, default=None
         The public label set. None reads it off y with a PrivacyWarning (a leak).
-    private_features : list of int or None
-        Aligned case: the columns every user protects (if W is not passed to fit).
+    private_features : list of int or str, or None
+        Aligned case: the columns every user protects (if W is not passed to fit), as indices
+        or, when X is a DataFrame, as its column names.
     min_samples_leaf : int, default=0
     cell_estimate : {"stable", "paper"}, default="stable"
         As in :class:`ldpviz.HistOfTree`: "stable" weighs each cell's class frequencies by

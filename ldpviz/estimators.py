@@ -248,8 +248,9 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         The value used is ``rho_``.
     y_bound : float or None, default=None
         Public label bound M. None reads it off the labels with a PrivacyWarning (a leak).
-    private_features : list of int or None, default=None
-        Aligned case: the columns every user protects. Passing W to fit as well is an error.
+    private_features : list of int or str, or None, default=None
+        Aligned case: the columns every user protects, as indices or, when X is a DataFrame,
+        as its column names. Passing W to fit as well is an error.
     min_samples_leaf : int, default=0
         Refuse a tree split leaving a child with fewer users who publish that coordinate
         (0: the full tree of Algorithm 1).

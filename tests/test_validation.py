@@ -342,3 +342,29 @@ def test_duplicate_column_names_are_refused_naming_them(model):
     W = pd.DataFrame(np.ones(X.shape, dtype=bool), columns=names)
     with pytest.raises(ValueError, match=r"W has duplicate column names \['age', 's1'\]"):
         _fit_with_mask(model, pd.DataFrame(X, columns=NAMES), W)
+
+
+# ----------------------------------------------------------------------------------------------
+# private_features by name
+# ----------------------------------------------------------------------------------------------
+WITH_PRIVATE = [m for m in REGRESSORS + CLASSIFIERS if "private_features" in m.get_params()]
+
+
+@pytest.mark.parametrize("model", WITH_PRIVATE, ids=_ids(WITH_PRIVATE))
+def test_private_features_may_name_a_dataframe_s_columns(model):
+    frame = pd.DataFrame(X, columns=["age", "income", "bmi", "score", "zip"])
+    params = {"private_features": [2, 0], "random_state": 0}
+    if "s" in model.get_params():
+        params["s"] = None  # private_features decides
+    by_index = _fit(clone(model).set_params(**params), frame)
+    by_name = _fit(clone(model).set_params(**{**params, "private_features": ["bmi", "age"]}),
+                   frame)
+    np.testing.assert_array_equal(by_name.predict(frame), by_index.predict(frame))
+    named = clone(model).set_params(**{**params, "private_features": ["bmi", "weight"]})
+    with pytest.raises(ValueError, match=r"private_features names \['weight'\], which X does "
+                                         r"not have; its columns are \['age', 'income'"):
+        _fit(named, frame)
+    with pytest.raises(ValueError, match="X has no column names: pass X as a DataFrame"):
+        _fit(clone(named), X)
+    with pytest.raises(ValueError, match="list of column indices"):
+        _fit(clone(model).set_params(**{**params, "private_features": ["bmi", 0]}), frame)

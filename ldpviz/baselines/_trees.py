@@ -111,8 +111,9 @@ class KRR(_TreeBaseline):
         {1, 2, 4, 6, 8} and {1, 10, 100}).
     y_bound : float or None, default=None
         Public label bound M; None reads it off the labels with a PrivacyWarning (a leak).
-    private_features : list of int or None
-        Aligned case, when W is not passed to fit: the columns every user protects.
+    private_features : list of int or str, or None
+        Aligned case, when W is not passed to fit: the columns every user protects (indices,
+        or a DataFrame X's column names).
     s : int or None
         When W and private_features are None: the first s columns are protected.
     clip : bool, default=True
