@@ -12,6 +12,8 @@ from .._rng import as_generator
 from .._validation import (
     check_bool,
     check_int,
+)
+from ._checks import (
     check_schedule,
     check_signed_box,
     check_weights,

@@ -12,10 +12,12 @@ import pandas as pd
 from .._config import check_budget, check_rows, get_config
 from .._rng import as_generator
 from .._validation import (
-    check_finite_epsilon,
     check_int,
-    check_q,
     check_real,
+)
+from ._checks import (
+    check_finite_epsilon,
+    check_q,
     check_zeta,
 )
 from .accuracy import (

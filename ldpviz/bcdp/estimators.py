@@ -14,9 +14,11 @@ from .._base import check_X
 from .._rng import as_generator
 from .._validation import (
     check_bool,
+    check_real,
+)
+from ._checks import (
     check_deltas,
     check_finite_epsilon,
-    check_real,
     check_schedule,
     check_signed_box,
     check_weights,

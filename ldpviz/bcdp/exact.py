@@ -11,9 +11,11 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .._validation import (
+    check_real,
+)
+from ._checks import (
     check_channel,
     check_prior,
-    check_real,
     check_schedule,
 )
 from .mechanisms import _increments

@@ -12,12 +12,14 @@ from scipy.special import gammaln
 
 from .._rng import as_generator
 from .._validation import (
+    check_real,
+)
+from ._checks import (
     BCDP_WEIGHTS,
     check_alpha,
     check_deltas,
     check_finite_epsilon,
     check_q,
-    check_real,
     check_schedule,
     check_signed_box,
     check_weights,
