@@ -523,6 +523,9 @@ BAD = [
         "realdata", f["good"], "--target", "cost", "--private", "age", "--methods", "adhot-me",
         "adhot-cart", "--out", o],
      "--methods adhot-me adhot-cart needs --personalized"),  # ran nothing, exit 0
+    ("methods without private", lambda f, o: [
+        "realdata", f["good"], "--target", "cost", "--methods", "hot-me", "--out", o],
+     "--methods chooses the methods compared under --private"),  # was ignored, exit 0
     ("y-range misses every label", lambda f, o: [
         "realdata", f["good"], "--target", "cost", "--private", "income", "--y-range", "100",
         "200", "--out", o], "no label lies inside"),  # ran: 2397 x DT's error
@@ -628,7 +631,7 @@ BAD = [
     ("huge target", lambda f, o: ["realdata", f["huge target"], "--target", "y", "--out", o],
      "--y-range"),
     ("huge target in range", lambda f, o: ["realdata", f["huge target"], "--target", "y",
-                                           "--y-range", "0", "20", "--methods", "pardt",
+                                           "--y-range", "0", "20",
                                            "--out", o], "y has values too large"),
     ("empty file", lambda f, o: ["realdata", f["empty"], "--target", "y", "--out", o],
      "empty"),

@@ -294,6 +294,8 @@ def test_label_range_policies_are_recorded_and_checked():
     ({"private": [0], "methods": ["adhot-me", "hot-me"]},
      r"methods asks for adhot-me, but AdHistOfTree runs in the personalized paradigm only: "
      r"pass personalized"),
+    # without private only ParDT and DT run (the per-column costs): methods was ignored
+    ({"methods": ["hot-me"]}, "methods chooses the methods compared under private"),
     ({"y_range": (1, 1)}, "lo < hi"), ({"y_range": (-1e300, 1e300)}, "too wide"),
     ({"y_range": (0, 1e-200)}, "too narrow"),
     ({"feature_names": ["a", "a", "b"]}, "distinct names"),

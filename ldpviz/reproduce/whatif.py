@@ -391,7 +391,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
         Keys of :data:`METHODS` to run, each once (default all); DT, the reference, always
         runs. AdHistOfTree ("adhot-me", "adhot-cart") runs in the personalized paradigm only:
         asking for it without ``personalized`` is refused, and the default list leaves it out
-        of an aligned-only run (``choices["methods"]`` lists the methods that ran).
+        of an aligned-only run (``choices["methods"]`` lists the methods that ran). Without
+        ``private`` (the per-column costs: ParDT and DT) methods is refused.
     max_seconds : float or None, default=7200 (:data:`MAX_MINUTES`, as the command line)
         Refuse (ValueError) a run estimated to take longer, naming a number of splits that
         fits (with ``reps=None``, run fewer splits instead when at least 5 fit). None: no
@@ -440,6 +441,10 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     seed = check_int(seed, "seed", 0, 2**63 - 1)
     keys = check_methods(methods, METHODS)
     adhot = [m for m in keys if m.startswith("adhot-")]
+    if methods is not None and private is None:
+        raise ValueError("methods chooses the methods compared under private; without private "
+                         "the per-column costs are measured with ParDT and DT alone, so "
+                         "leave methods out (or name the protected columns in private).")
     if methods is not None and adhot and also is None:
         raise ValueError(f"methods asks for {', '.join(adhot)}, but AdHistOfTree runs in the "
                          "personalized paradigm only: pass personalized (the columns some "

@@ -114,6 +114,10 @@ def _realdata(args, argv, run_options):
     check_once("--categorical-columns", [(c, c) for c in args.categorical_columns or []],
                "give each column once")
     _check_drop(args)
+    if args.methods and args.private is None:
+        raise ValueError("--methods chooses the methods compared under --private; without "
+                         "--private the per-column costs are measured with ParDT and DT alone, "
+                         "so leave --methods out (or name the protected columns in --private).")
     adhot = [m for m in args.methods or [] if m.startswith("adhot-")]
     if adhot and args.personalized is None:
         raise ValueError(f"--methods {' '.join(adhot)} needs --personalized: AdHistOfTree runs "
