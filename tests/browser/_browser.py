@@ -87,8 +87,9 @@ FIGURE_LAYOUT = r"""(root) => {
   return results;
 }"""
 
-# The sizes the figures are checked at (width x height of the browser's viewport).
-VIEWPORTS = [(1366, 768), (1024, 768)]
+# The sizes the figures are checked at (width x height of the browser's viewport): a
+# laptop, a projector and a desktop screen.
+VIEWPORTS = [(1366, 768), (1024, 768), (1920, 1080)]
 
 
 def _fitted(results):
