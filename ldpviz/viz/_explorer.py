@@ -561,7 +561,6 @@ class Explorer(W.VBox):
         self._update = update
         self.last_update_seconds = float("nan")
         self.probe = WidthProbe()
-        readout.layout.width = "100%"
         header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
                         + (f"<div style='font-size:14px;color:#444'>{note}</div>" if note
                            else ""))

@@ -2,7 +2,7 @@
 
 For each explorer tab, at 1366 x 768 and 1024 x 768: the plots are drawn, every figure fits its
 box and the viewport, uses the box's width, no title, axis title, tick label, legend or colour
-bar is clipped or overlaps another (``check_layout``). Two
+bar is clipped or overlaps another, and no explorer scrolls sideways (``check_layout``). Two
 slider handles are dragged with the mouse and the plotted data must change within a second. A
 slow drag of the epsilon slider must move the picture while the handle moves and end on exactly
 the picture of the final value. A course notebook rendered by Voila is held to the same layout
