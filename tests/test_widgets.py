@@ -203,6 +203,41 @@ def test_the_width_probe_acknowledges_each_report():
     assert probe.ack == 3
 
 
+def _sent_updates(fig):
+    """The update messages the figure sends its views from now on."""
+    sent = []
+    fig.observe(lambda change: change["new"] and sent.append(change["new"]), names="_py2js_update")
+    return sent
+
+
+def _first_drawing(fig):
+    """What a view reports when it has drawn (plotly's defaults, ignored here)."""
+    fig._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": fig._last_trace_edit_id}
+
+
+def test_a_view_s_first_drawing_gets_the_whole_figure_again():
+    """A view starts from the layout and the data sent as two messages, and misses the edits
+    sent while its code loads: in Voila at 1920 px it could start with the axes laid out for
+    the box and the colour bar still placed for the 900 px first guess, inside the heat map.
+    Laying the figure out again sends nothing (plotly sends only what changed), so a view's
+    first drawing brings it every layout and trace property, as the kernel has them."""
+    explorer = widgets.partition_explorer()
+    fig = explorer.figures[0]
+    explorer.probe.width = 1858  # the box's width, answered while the view loads
+    sent = _sent_updates(fig)
+    _first_drawing(fig)
+    assert len(sent) == 1, "the view's first drawing was not answered with the whole figure"
+    style, layout = sent[0]["style_data"], sent[0]["layout_data"]
+    assert sent[0]["style_traces"] == list(range(len(fig.data)))
+    heat = next(i for i, t in enumerate(fig.data) if t.name == "f̃")
+    assert style["colorbar"][heat]["x"] == fig.data[heat].colorbar.x
+    assert fig.data[heat].colorbar.x > fig.layout.xaxis2.domain[1]  # right of the heat map
+    assert list(layout["xaxis2"]["domain"]) == list(fig.layout.xaxis2.domain)
+    assert layout["width"] == 1858 and style["z"][heat] is not None
+    _first_drawing(fig)
+    assert len(sent) == 1, "only a view's first drawing gets the whole figure"
+
+
 def test_the_3d_view_is_laid_out_for_the_box_with_one_z_range():
     explorer = widgets.surface_explorer()
     explorer.probe.width = 1300

@@ -18,6 +18,7 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 import traitlets
+from plotly.basedatatypes import Undefined
 from plotly.serializers import custom_serializers
 
 from . import views
@@ -299,11 +300,12 @@ class Figure(go.FigureWidget):
     def _handler_js2py_traceDeltas(self, change):
         if not change["new"]:
             return
-        if not self._ldpviz_drawn and hasattr(self, "_ldpviz_panels"):
-            # A view's first drawing: the edits sent while it was loading may have come during
-            # it. Send the geometry again; from now on edits reach the view as messages.
+        if not self._ldpviz_drawn:
+            # A view's first drawing: it may have started from a state that was still arriving
+            # or missed edits sent while it was loading (see resend). Send it the whole figure;
+            # from now on edits reach the view as messages.
             self._ldpviz_drawn = True
-            refit(self)
+            resend(self)
         self._ldpviz_drawn = True
         if change["new"]["trace_edit_id"] == self._last_trace_edit_id:
             self._trace_edit_in_process = False
@@ -339,8 +341,10 @@ def set_y_title(fig, text):
 
 
 def refit(fig):
-    """Lay ``fig`` out again at its current width (after a panel's note changed, or for a
-    view that may have missed an edit)."""
+    """Lay ``fig`` out again at its current width (after a panel's legend or note changed).
+
+    It sends only what changed in the kernel's figure: it cannot repair a view that missed an
+    edit (:func:`resend` does)."""
     fig._ldpviz_fitted = None
     fit_width(fig, fig._ldpviz_width)
 
@@ -373,6 +377,26 @@ def sync_figure(fig):
     """
     fig._widget_layout = deepcopy(fig._layout_obj._props)
     fig._widget_data = deepcopy(fig._data)
+
+
+def resend(fig):
+    """Send the figure's views its whole current state: every layout and trace property,
+    replaced whole, in one update.
+
+    A view starts from ``_widget_layout`` and ``_widget_data`` (:func:`sync_figure`), which
+    reach the page as two messages, and it applies only the edits that arrive after its code
+    has loaded. When the first width report is answered while a view is loading, the view can
+    start between the two messages (axes laid out for the box, colour bar still where the
+    900 px first guess put it: inside the heat map at 1920 px), or before both after missing
+    the edit itself (the whole figure at 900 px). Nothing the kernel does later repairs that:
+    plotly sends only properties that changed in the kernel's figure, so laying it out again
+    at the same width sends nothing. Called when a view reports its first drawing.
+    """
+    traces = fig._data
+    keys = sorted({key for trace in traces for key in trace} - {"type", "uid"})
+    style = {key: [trace.get(key, Undefined) for trace in traces] for key in keys}
+    fig._send_update_msg(style, dict(fig._layout_obj._props),
+                         trace_indexes=list(range(len(traces))))
 
 
 def _same(a, b):
@@ -537,7 +561,6 @@ class Explorer(W.VBox):
         self._update = update
         self.last_update_seconds = float("nan")
         self.probe = WidthProbe()
-        readout.layout.width = "100%"
         header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
                         + (f"<div style='font-size:14px;color:#444'>{note}</div>" if note
                            else ""))

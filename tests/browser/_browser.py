@@ -87,8 +87,36 @@ FIGURE_LAYOUT = r"""(root) => {
   return results;
 }"""
 
-# The sizes the figures are checked at (width x height of the browser's viewport).
-VIEWPORTS = [(1366, 768), (1024, 768)]
+# Every visible explorer box (a VBox holding the controls' grid and a figure): whether it
+# scrolls sideways (it has overflow-x: auto, so content wider than the box makes a scroll bar
+# in a browser with classic scroll bars), and its readout (the HTML right after the grid),
+# which must span the box and wrap its text rather than push it wider. Returns one record per
+# box with a list of problems.
+EXPLORER_BOXES = r"""(root) => {
+  const shown = (e) => e.offsetParent !== null;
+  return Array.from((root || document).querySelectorAll('.widget-vbox'))
+    .filter(b => shown(b) && b.querySelector(':scope > .widget-gridbox')
+                 && b.querySelector('.js-plotly-plot'))
+    .map(b => {
+      const problems = [];
+      if (b.scrollWidth > b.clientWidth)
+        problems.push(`scrolls sideways: ${b.scrollWidth} px of content in ${b.clientWidth} px`);
+      const readout = b.querySelector(':scope > .widget-gridbox').nextElementSibling;
+      const width = readout ? readout.getBoundingClientRect().width : 0;
+      if (!readout || !readout.classList.contains('widget-html'))
+        problems.push('no readout after the controls');
+      else if (width < b.clientWidth - 8)
+        problems.push(`readout ${Math.round(width)} px wide in a ${b.clientWidth} px box`);
+      else if (readout.scrollWidth > readout.clientWidth + 1)
+        problems.push(`readout text ${readout.scrollWidth} px wide, not wrapped in ` +
+                      `${readout.clientWidth} px`);
+      return {box: b.clientWidth, readout: Math.round(width), problems};
+    });
+}"""
+
+# The sizes the figures are checked at (width x height of the browser's viewport): a
+# laptop, a projector and a desktop screen.
+VIEWPORTS = [(1366, 768), (1024, 768), (1920, 1080)]
 
 
 def _fitted(results):
@@ -100,8 +128,8 @@ def check_layout(page, where, root=None, timeout=30.0):
     """Measure every visible figure (under ``root``) once the figures have followed their box.
 
     A resize reaches the kernel, which lays the figures out again: wait until every figure
-    is as wide as its box (or ``timeout`` s), then fail on any problem FIGURE_LAYOUT finds.
-    Returns the measurements.
+    is as wide as its box (or ``timeout`` s), then fail on any problem FIGURE_LAYOUT finds,
+    or EXPLORER_BOXES finds in the explorers around them. Returns the figures' measurements.
     """
     handle = root.element_handle() if root is not None else None
     deadline = time.monotonic() + timeout
@@ -116,6 +144,8 @@ def check_layout(page, where, root=None, timeout=30.0):
                 f"{r['box']} px box): {p}" for i, r in enumerate(results) for p in r["problems"]]
     problems += [f"figure {i + 1} is {r['figure'][0]} px wide in a {r['box']} px box "
                  "(under 85%)" for i, r in enumerate(results) if not r["wide"]]
+    problems += [f"explorer {i + 1} ({r['box']} px): {p}" for i, r in
+                 enumerate(page.evaluate(EXPLORER_BOXES, handle)) for p in r["problems"]]
     assert not problems, f"{where}:\n  " + "\n  ".join(problems)
     return results
 

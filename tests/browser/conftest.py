@@ -42,12 +42,19 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+def _checkout_first():
+    """PYTHONPATH for the servers: their kernels import ldpviz from this checkout (a git
+    worktree, say), not from wherever the environment installed it."""
+    return os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 @contextmanager
 def _server(argv, url, log_path, env=None, timeout=120):
     """Start a server, wait until ``url`` answers, always stop its whole process group."""
+    env = {**os.environ, "PYTHONPATH": _checkout_first(), **(env or {})}
     with open(log_path, "w") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-                                start_new_session=True, env={**os.environ, **(env or {})})
+                                start_new_session=True, env=env)
     try:
         deadline = time.monotonic() + timeout
         while True:

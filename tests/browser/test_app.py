@@ -1,16 +1,20 @@
 """The app as a student sees it: Voila in headless Chromium, every tab, real mouse drags.
 
 For each explorer tab, at 1366 x 768 and 1024 x 768: the plots are drawn, every figure fits its
-box and the viewport, uses the box's width, and no title, axis title, tick label, legend or
-colour bar is clipped or overlaps another (``check_layout``). Two slider handles are dragged with
-the mouse and the plotted data must change within a second. A slow drag of the epsilon slider
-must move the picture while the handle moves and end on exactly the picture of the final
-value. A course notebook rendered by Voila is held to the same layout checks. Screenshots of
-each tab (``LDPVIZ_SCREENSHOT_DIR``, used by ``make screenshots``, else a temporary folder) are
-saved at 1366 px, and of the app as it opens at 1024 px.
+box and the viewport, uses the box's width, no title, axis title, tick label, legend or colour
+bar is clipped or overlaps another, and no explorer scrolls sideways (``check_layout``). Two
+slider handles are dragged with the mouse and the plotted data must change within a second. A
+slow drag of the epsilon slider must move the picture while the handle moves and end on exactly
+the picture of the final value. A course notebook rendered by Voila is held to the same layout
+checks, also at 1920 x 1080. Screenshots of each tab (``LDPVIZ_SCREENSHOT_DIR``, used by ``make
+screenshots``, else a temporary folder) are saved at 1366 px, and of the app as it opens at
+1024 px. A figure whose view starts while its state is still arriving from the kernel must end
+up whole (the partition plot's colour bar beside its heat map, the figure as wide as its box),
+at 1920 px and after resizing.
 """
 
 import os
+import re
 import statistics
 import time
 from pathlib import Path
@@ -195,3 +199,97 @@ def test_a_notebook_rendered_by_voila_fits(page, voila_url):
         resize(p, width, height)
         check_layout(p, f"{NOTEBOOK} in Voila, {width} x {height}")
     assert not page.external and not page.console_errors, (page.external, page.console_errors)
+
+
+# plotly's widget code (put on window by ldpviz's PlotlyBundle) is hidden until the test sets
+# window.__ldpvizRun: the figures' views cannot start before that.
+HOLD_PLOTLY = """(() => { let code;
+  Object.defineProperty(window, '__ldpvizPlotly', {configurable: true,
+    get: () => (window.__ldpvizRun ? code : undefined), set: (value) => { code = value; }}); })()"""
+
+# The partition plot's heat map (its plot area) and colour bar, [left, right] in px each.
+COLOUR_BAR = """(root) => { const gd = root.querySelector('.js-plotly-plot');
+  const heat = gd.querySelectorAll('.nsewdrag')[1], bar = gd.querySelector('.infolayer .colorbar');
+  if (!heat || !bar) return null;
+  const h = heat.getBoundingClientRect(), b = bar.getBoundingClientRect();
+  return [h.left, h.right, b.left, b.right].map(Math.round); }"""
+
+
+class LateFigureState:
+    """Holds the kernel's messages to the page from the first update of a figure's ``first``
+    trait (``_widget_layout`` or ``_widget_data``, the two messages a new view starts from) on,
+    until :meth:`release`: what a slow connection or a busy page can do to them."""
+
+    UPDATE = re.compile(rb'"method":\s*"update"')
+
+    def __init__(self, page, first):
+        self.first = f'"{first}"'.encode()
+        self.held, self.holding, self.released, self.page_side = [], False, False, None
+        page.route_web_socket(re.compile(r"/api/kernels/"), self._route)
+
+    def _route(self, ws):
+        server = ws.connect_to_server()
+        self.page_side = ws
+        ws.on_message(lambda message: server.send(message))
+        server.on_message(self._to_page)
+
+    def _to_page(self, message):
+        raw = message if isinstance(message, bytes) else message.encode()
+        if not self.released and not self.holding:
+            self.holding = self.first in raw and bool(self.UPDATE.search(raw))
+        if self.holding:
+            self.held.append(message)
+        else:
+            self.page_side.send(message)
+
+    def release(self):
+        while self.held:  # a message arriving meanwhile joins the queue, in order
+            self.page_side.send(self.held.pop(0))
+        self.holding, self.released = False, True
+
+
+def _colour_bar_beside_heat_map(panel, where, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        place = panel.evaluate(COLOUR_BAR)
+        if place and place[2] >= place[1] + 4:
+            return place
+        if time.monotonic() > deadline:
+            pytest.fail(f"{where}: the colour bar (x = {place and place[2]}-{place and place[3]}"
+                        f" px) is not right of the heat map (x = {place and place[0]}-"
+                        f"{place and place[1]} px)")
+        time.sleep(0.25)
+
+
+@pytest.mark.parametrize("late", ["_widget_data", "_widget_layout"])
+def test_a_view_that_starts_while_its_figure_arrives_ends_up_whole(page, voila_url, late):
+    """At 1920 px the first width report lays the partition plot out again: the kernel sends
+    the edit, then the layout and the data a new view starts from, as two messages. A view
+    that starts after the edit went by must still end up whole. Here plotly's code is held
+    back until the edit has reached the page, and the messages from ``late`` on until the
+    view has drawn: it starts with the new layout and the data of the 900 px first guess
+    (the colour bar inside the heat map), or with the first guess whole (900 px wide). Then
+    resizes."""
+    p = page.page
+    resize(p, 1920, 1080)
+    p.add_init_script(HOLD_PLOTLY)
+    held = LateFigureState(p, late)
+    p.goto(f"{voila_url}voila/render/app.ipynb", timeout=120_000)
+    deadline = time.monotonic() + 120
+    while not held.holding and time.monotonic() < deadline:
+        p.wait_for_timeout(100)
+    assert held.holding, f"the kernel never sent the figure's {late} after the width report"
+    p.wait_for_timeout(500)  # the page takes the messages before it
+    p.evaluate("() => { window.__ldpvizRun = true; }")
+    panel = _panel(p)
+    _wait_drawn(p, panel, f"the partition tab, {late} held back")
+    held.release()
+    where = f"1920 x 1080, the view started before the figure's {late} arrived"
+    _colour_bar_beside_heat_map(panel, where)
+    check_layout(p, where, panel)
+    for width, height in [(1024, 768), (1920, 1080), (1366, 768), (1920, 1080)]:
+        resize(p, width, height)
+        where = f"{late} late, then resized to {width} x {height}"
+        check_layout(p, where, panel)
+        _colour_bar_beside_heat_map(panel, where)
+    assert not page.console_errors, f"browser console errors: {page.console_errors}"

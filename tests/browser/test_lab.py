@@ -2,9 +2,9 @@
 
 Runs all cells through JupyterLab's own command, then checks what a student would see: no
 error output, no "Error displaying widget", every plotly FigureWidget drawn with data, every
-figure whole and legible at 1366 x 768 and 1024 x 768 (``check_layout``: fits its output area
-and the viewport, uses its width, no label clipped or overlapping), and nothing fetched from the
-internet.
+figure whole and legible at 1366 x 768, 1024 x 768 and 1920 x 1080 (``check_layout``: fits its
+output area and the viewport, uses its width, no label clipped or overlapping, no explorer
+scrolling sideways), and nothing fetched from the internet.
 """
 
 import json
