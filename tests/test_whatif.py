@@ -182,6 +182,9 @@ def test_whatif_warns_about_protected_columns_whose_box_was_read_off_the_data(tm
         run(private=["age"])  # public bounds: nothing to say
         whatif(table.X, table.y, private=["x"], feature_names=table.feature_names,
                y_range=(0, 5), reps=2, grids=TINY, epsilons=(2,), methods=["pardt"])
+        # a refused call says only why (the command line prints one line)
+        with pytest.raises(ValueError, match="no label lies inside"):
+            run(private=["x"], y_range=(10, 20))
 
 
 def test_load_table_leaves_out_columns_by_name(tmp_path):

@@ -434,8 +434,6 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     # Protected columns min-max scaled with bounds read off the data (load_table's provenance).
     box = box_message((provenance or {}).get("feature_bounds_read_off_data") or {},
                       [names[j] for j in (private or []) + (also or [])])
-    if box:
-        warnings.warn(box, PrivacyWarning, stacklevel=2)
     epsilons = check_epsilons(epsilons)
     reps = None if reps is None else check_int(reps, "reps", 1, 10_000)
     seed = check_int(seed, "seed", 0, 2**63 - 1)
@@ -464,6 +462,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
                          + "; ".join(grid["tree"].notes) + " (change grids['tree']).")
     screen = list(range(d)) if private is None else (
         private if 2 <= len(private) <= MAX_ATTRIBUTED else [])
+    if box:  # after every argument check: a refused call prints its one error line alone
+        warnings.warn(box, PrivacyWarning, stacklevel=2)
     arms = _build_arms(data, grid, epsilons, private, also, screen, running, names)
     used = {key: g for key, g in grid.items()  # DT (the reference) always runs on "tree"
             if key == "tree" or any(m in running for m in _GRID_USERS[key])}
