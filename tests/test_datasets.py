@@ -358,6 +358,26 @@ def test_text_columns_are_encoded_and_reported_numbers_never(tmp_path):
                                / (frame.income.max() - frame.income.min()))  # not re-encoded
 
 
+def test_a_column_with_a_different_whole_number_on_every_row_is_named(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 40
+    frame = pd.DataFrame({"patient id": 100_000 + np.arange(n), "dose": rng.random(n),
+                          "visits": rng.integers(0, 5, n), "y": rng.random(n)})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    bunch = load_csv(tmp_path / "t.csv", "y", private=["dose"], y_range=(0, 1))
+    assert bunch.identifier_like == ["patient id"]  # continuous 'dose', repeated 'visits': no
+    assert "Column(s) 'patient id' hold a different whole number on every row" in bunch.summary
+    assert bunch.X.shape[1] == 3  # named, not dropped: the user decides
+    from ldpviz.reproduce.whatif_data import load_table
+
+    table = load_table(tmp_path / "t.csv", "y", y_range=(0, 1))  # what the CLI prints
+    assert table.choices["identifier_like"] == ["patient id"]
+    assert "'patient id' hold a different whole number" in table.choices["loader_summary"]
+    few = load_csv(_write(tmp_path, "id,y\n1,0\n2,1\n3,0\n", "few.csv"), "y", private=[],
+                   y_range=(0, 1))
+    assert few.identifier_like == []  # three rows say nothing
+
+
 def test_inf_and_missing_values_are_errors_with_counts_or_dropped_on_request(tmp_path):
     path = _write(tmp_path, "x,z,y\n1,2,1\ninf,3,2\n5,,3\n6,7,inf\n8,9,5\n10,11,6\n")
     with pytest.raises(ValueError, match=r"infinite values in: x \(1\), y \(1\).*missing values"

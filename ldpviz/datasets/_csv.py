@@ -101,7 +101,9 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     * missing and infinite values are errors with their counts per column, or the rows holding
       them are dropped when ``missing="drop"``, and the number dropped is reported.
 
-    The returned ``summary`` says which columns were encoded and how, and what was dropped.
+    The returned ``summary`` says which columns were encoded and how, what was dropped, and
+    which numeric columns hold a different whole number on every row (an identifier?): they
+    are kept as features, as asked, and named so that they can be left out (``drop``).
 
     Privacy note: the feature bounds are read off the data, as in the paper's preprocessing,
     with a PrivacyWarning naming the private columns so scaled; in a deployment the feature box
@@ -147,8 +149,9 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         ``y_bound``, ``ranking``, ``s_star`` (the number of private columns), ``feature_min``,
         ``feature_max``, plus ``n_dropped``, ``encoded`` ({column: (encoding, levels)}),
         ``box_from_data`` (the feature columns min-max scaled with bounds read off the data),
-        ``summary`` (one paragraph saying what was encoded and dropped), ``columns_left_out``
-        (``drop``) and ``path``.
+        ``summary`` (one paragraph saying what was encoded and dropped), ``identifier_like``
+        (the columns named as possible identifiers), ``columns_left_out`` (``drop``) and
+        ``path``.
     """
     check_choice(categorical, "categorical", CATEGORICAL)
     check_choice(missing, "missing", MISSING)
@@ -309,12 +312,33 @@ def _finish(path, features, y, target, encoded, private, y_range, categorical, n
                       "(min-max scaling to [0, 1]): it leaks their extremes; a deployment must "
                       "fix it in advance (the what-if takes public bounds: x_bounds, --x-range "
                       "or --feature-bounds).", PrivacyWarning, stacklevel=3)
+    ids = _identifier_like(features, fixed)
     bunch.update(n_dropped=n_dropped, encoded=encoded, path=str(path), box_from_data=from_data,
-                 summary=_summary(path, bunch, encoded, n_dropped, holes))
+                 identifier_like=ids, summary=_summary(path, bunch, encoded, n_dropped, holes,
+                                                       ids))
     return bunch
 
 
-def _summary(path, bunch, encoded, n_dropped, holes):
+#: Rows from which a whole number different on every row reads as an identifier.
+IDENTIFIER_ROWS = 20
+
+
+def _identifier_like(features, encoded):
+    """Numeric columns holding a different whole number on every row (an ID, a row number):
+    kept as features, as asked, but named in the summary (they carry no signal, and a row
+    number sorted like the label would look like one)."""
+    if len(features) < IDENTIFIER_ROWS:
+        return []
+    out = []
+    for name in features.columns:
+        values = features[name].to_numpy(dtype=float)
+        if name not in encoded and np.all(values == np.round(values)) \
+                and len(np.unique(values)) == len(values):
+            out.append(name)
+    return out
+
+
+def _summary(path, bunch, encoded, n_dropped, holes, identifiers=()):
     d = len(bunch.feature_names)
     text = (f"{path.name}: {len(bunch.y)} rows, {d} feature{'' if d == 1 else 's'}, target "
             f"{bunch.target_name}.")
@@ -329,4 +353,9 @@ def _summary(path, bunch, encoded, n_dropped, holes):
     if n_dropped:
         listed = "; ".join(f"{kind} values in {', '.join(cols)}" for kind, cols in holes.items())
         text += f" Dropped {n_dropped} rows holding {listed}."
+    if identifiers:
+        listed = ", ".join(repr(c) for c in identifiers)
+        text += (f" Column(s) {listed} hold a different whole number on every row (an "
+                 "identifier?); they are used as features: leave them out with drop=[...] "
+                 "(--drop on the command line) if they carry no information.")
     return text

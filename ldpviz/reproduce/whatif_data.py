@@ -163,8 +163,10 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
                    for n in from_data},
                "feature_values_clipped": clipped,
                "rows_dropped": int(getattr(bunch, "n_dropped", 0) or 0),
+               "identifier_like": list(getattr(bunch, "identifier_like", [])),
                "loader_summary": str(getattr(bunch, "summary", "") or "")
-               if encoded or getattr(bunch, "n_dropped", 0) else ""}
+               if encoded or getattr(bunch, "n_dropped", 0)
+               or getattr(bunch, "identifier_like", None) else ""}
     return Bunch(X=X, y=np.asarray(bunch.y, dtype=float), feature_names=names,
                  target_name=target, y_range=None if y_range is None else tuple(y_range),
                  choices=choices, data_bounds=from_data)
