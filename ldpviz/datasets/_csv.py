@@ -333,7 +333,8 @@ def _identifier_like(features, encoded):
     for name in features.columns:
         values = features[name].to_numpy(dtype=float)
         if name not in encoded and np.all(values == np.round(values)) \
-                and len(np.unique(values)) == len(values):
+                and np.ptp(values) + 1 >= len(values) \
+                and len(np.unique(values)) == len(values):  # the range first: no sort
             out.append(name)
     return out
 
