@@ -186,10 +186,42 @@ def test_three_panels_stack_when_the_box_is_narrow():
     explorer.probe.width = 1300
     wide = _boxes(fig)
     assert len({round(b[2]) for b in wide}) == 1  # one row
-    explorer.probe.width = 800
+    explorer.probe.width = 560  # not even two side by side (at 800 they now wrap 2 + 1)
     narrow = _boxes(fig)
     assert len({round(b[0]) for b in narrow}) == 1 and fig.layout.height > 2 * len(narrow) * 150
     assert all(b[1] - b[0] > wide[0][1] - wide[0][0] for b in narrow)  # each panel wider
+    assert fig.layout.height == STACKED_TRADEOFF_HEIGHT  # one per row, as before wrapping
+
+
+STACKED_TRADEOFF_HEIGHT = 1716  # the trade-off figure, one panel per row
+
+
+@pytest.mark.parametrize("width", [760, 934, 962])  # 934: Lab at 1366 px, 962: Voila at 1024
+def test_three_panels_wrap_two_and_one_when_two_fit(width):
+    """Two panels side by side and the third below the first, not one per row: the figure
+    was 1,716 px tall at these widths, taller than a 1024x768 projector's screen twice over."""
+    explorer = widgets.tradeoff_explorer()
+    fig = explorer.figures[0]
+    explorer.probe.width = width
+    boxes = _boxes(fig)
+    P = widgets.Panels
+    (a, b, c), title_and_legend = boxes, P.AXIS_H + 4 * P.LEGEND_ROW + P.TITLE_H
+    assert round(a[2]) == round(b[2]) and b[0] - a[1] >= 60  # first row: side by side
+    assert c[2] - max(a[3], b[3]) >= title_and_legend  # second row below the first's legends
+    assert round(c[0]) == round(a[0]) and round(c[1]) == round(a[1])  # in the first column
+    for p, q in itertools.combinations(boxes, 2):
+        assert p[1] <= q[0] or q[1] <= p[0] or p[3] <= q[2] or q[3] <= p[2], "boxes overlap"
+    assert fig.layout.height < 0.75 * STACKED_TRADEOFF_HEIGHT
+    assert c[3] < fig.layout.height
+
+
+def test_a_shared_y_axis_is_labelled_where_its_panel_starts_a_row():
+    explorer = widgets.surface_explorer()  # three heat maps sharing the first one's y axis
+    fig = explorer.figures[0]
+    for width, labelled in ((1300, [False, False]), (760, [False, True]),
+                            (560, [True, True])):
+        explorer.probe.width = width
+        assert [fig.layout.yaxis2.showticklabels, fig.layout.yaxis3.showticklabels] == labelled
 
 
 def test_a_new_explorer_starts_at_the_last_reported_width():

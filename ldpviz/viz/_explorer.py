@@ -1,9 +1,10 @@
 """What every explorer shares: the Explorer box, its controls, and figures that fit their box.
 
 A figure follows the width of the box it is shown in: a tiny front-end probe (:class:`WidthProbe`)
-reports the box's width to the kernel, and :class:`Panels` lays the figure's panels out for
-that width, side by side or stacked when they would be too narrow, with every gap in pixels so
-tick labels, axis titles, legends and colour bars keep their room at any width.
+reports the box's width to the kernel, and :class:`Panels` (:mod:`._panels`) lays the figure's
+panels out for that width, side by side or wrapped into rows when they would be too narrow,
+with every gap in pixels so tick labels, axis titles, legends and colour bars keep their room
+at any width.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import html
 import time
 from copy import deepcopy
-from dataclasses import dataclass
 
 import anywidget
 import ipywidgets as W
@@ -22,11 +22,11 @@ from plotly.basedatatypes import Undefined
 from plotly.serializers import custom_serializers
 
 from . import views
+from ._panels import Panel, Panels  # noqa: F401 (the explorers import them from here)
 from ._plotly_bundle import FIGURE_ESM, SHARED_BUNDLE, PlotlyBundle
 
 FONT = {"size": 15}
 TITLE_FONT = {"size": 18}
-PANEL_TITLE_FONT = {"size": 15}
 # Okabe-Ito: distinguishable under the common colour-vision deficiencies.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, YELLOW, BLACK = COLORS
@@ -90,176 +90,6 @@ class WidthProbe(anywidget.AnyWidget):
     @traitlets.observe("seq")
     def _acknowledge(self, change):
         self.ack = change["new"]
-
-
-# ----------------------------------------------------------------------------------------------
-# Panels of a figure, side by side or stacked
-# ----------------------------------------------------------------------------------------------
-@dataclass
-class Panel:
-    """One subplot: ``kind`` "xy" (axes ``xaxis{n}``) or "scene" (3-D), its share of a row
-    (``weight``), a ``height`` in px (None: as tall as the row, ``stacked_height`` when
-    stacked) or ``square``, the number of entries of its own ``legend`` (drawn below it) and
-    whether a colour bar stands to its right."""
-
-    title: str = ""
-    kind: str = "xy"
-    weight: float = 1.0
-    height: int | None = 330
-    square: bool = False
-    legend: int = 0
-    colorbar: bool = False
-    min_width: int = 230
-    stacked_height: int = 240
-    note: str = ""  # lines (joined by <br>) written below the panel's legend
-    gap: int | None = None  # px to the next panel when side by side (None: room for y labels)
-    shared_y: bool = False  # side by side, its y labels are those of the panel to its left
-
-
-class Panels:
-    """The geometry of a figure's panels at a given width (all sizes in CSS pixels).
-
-    Side by side when every panel gets at least its ``min_width``; otherwise stacked, one
-    panel per row. Each panel block is, from the top: its title, the plot, the x-axis ticks and
-    title, its legend. ``legend`` > 0 adds one legend for the whole figure below everything,
-    its entries in as many columns as fit. Returns plotly layout updates, so the same figure
-    reflows in place.
-    """
-
-    TITLE_H = 34  # a panel title above the plot
-    AXIS_H = 62  # x tick labels and x-axis title below the plot
-    LEGEND_ROW = 23
-    NOTE_LINE = 19
-    LEGEND_COLUMN = 330  # px per entry of the figure-wide legend
-    GAP_X = 95  # y tick labels and y-axis title of the next panel
-    COLORBAR_W = 100  # bar, its tick labels and its title
-    LEFT, RIGHT, TOP, BOTTOM = 80, 20, 56, 8
-    MAX_SQUARE = 460
-
-    TICK_LINE = 17  # each extra line of x tick labels (a label with <br>)
-
-    def __init__(self, panels, legend=0, axis_titles=True, tick_lines=1):
-        self.panels = list(panels)
-        self.legend = legend
-        self.axis_h = (self.AXIS_H if axis_titles else 30) + self.TICK_LINE * (tick_lines - 1)
-
-    def _gap(self, left):
-        return (self.GAP_X if left.gap is None else left.gap) + (
-            self.COLORBAR_W if left.colorbar else 0)
-
-    def _row_width(self, width):
-        last = self.COLORBAR_W if self.panels[-1].colorbar else 0
-        return (width - self.LEFT - self.RIGHT - last
-                - sum(self._gap(p) for p in self.panels[:-1]))
-
-    def side_by_side(self, width):
-        plot, total = self._row_width(width), sum(p.weight for p in self.panels)
-        return len(self.panels) == 1 or all(plot * p.weight / total >= p.min_width
-                                            for p in self.panels)
-
-    def _legend_h(self, entries, columns=1):
-        rows = -(-entries // columns)
-        return self.LEGEND_ROW * rows + 12 if entries else 0
-
-    def _below(self, panel):
-        """Height of what goes below a panel's x axis: its legend and its note."""
-        lines = panel.note.count("<br>") + 1 if panel.note else 0
-        return self._legend_h(panel.legend) + self.NOTE_LINE * lines
-
-    def legend_columns(self, width):
-        return max(1, int((width - self.LEFT - self.RIGHT) // self.LEGEND_COLUMN))
-
-    def boxes(self, width):
-        """Each panel's plot box (x0, x1, y0, y1) in px from the top left, and the bottom of
-        the panels (where a figure-wide legend starts)."""
-        width = int(width)
-        if not self.side_by_side(width):
-            return self._stacked(width)
-        total = sum(p.weight for p in self.panels)
-        shares = [self._row_width(width) * p.weight / total for p in self.panels]
-        squares = [s for s, p in zip(shares, self.panels, strict=True) if p.square]
-        side = min([*squares, self.MAX_SQUARE]) if squares else None
-        fixed = [side if p.square else p.height for p in self.panels]
-        height = max([h for h in fixed if h] or [330])
-        spare = sum(s - side for s, p in zip(shares, self.panels, strict=True) if p.square)
-        x, boxes = self.LEFT + spare / 2, []
-        top = self.TOP + self.TITLE_H
-        for share, panel, h in zip(shares, self.panels, fixed, strict=True):
-            w = side if panel.square else share
-            boxes.append((x, x + w, top, top + (h or height)))
-            x += w + self._gap(panel)
-        bottom = top + height + self.axis_h + max(self._below(p) for p in self.panels)
-        return boxes, bottom
-
-    def _stacked(self, width):
-        y, boxes = self.TOP, []
-        for panel in self.panels:
-            cbar = self.COLORBAR_W if panel.colorbar else 0
-            w = width - self.LEFT - self.RIGHT - cbar
-            if panel.square:
-                w = min(w, self.MAX_SQUARE)
-            h = w if panel.square else panel.height or panel.stacked_height
-            y += self.TITLE_H
-            boxes.append((self.LEFT, self.LEFT + w, y, y + h))
-            y += h + self.axis_h + self._below(panel) + 14
-        return boxes, y - 14
-
-    def layout(self, width):
-        """(layout updates, colour-bar updates per panel index) for a figure ``width`` px wide."""
-        width = int(width)
-        boxes, bottom = self.boxes(width)
-        columns = self.legend_columns(width)
-        height = bottom + self._legend_h(self.legend, columns) + self.BOTTOM
-        pw, ph = width - self.LEFT - self.RIGHT, height - self.TOP - self.BOTTOM
-
-        def fx(px):  # pixels from the left edge -> paper fraction
-            return (px - self.LEFT) / pw
-
-        def fy(px):  # pixels from the top edge -> paper fraction (0 at the bottom)
-            return 1 - (px - self.TOP) / ph
-
-        out = {"width": width, "height": round(height), "autosize": False,
-               "margin": {"l": self.LEFT, "r": self.RIGHT, "t": self.TOP, "b": self.BOTTOM},
-               "annotations": [], "title": {"x": 12 / width, "xref": "container",
-                                            "xanchor": "left", "y": 1 - 14 / height,
-                                            "yanchor": "top"}}
-        if self.legend:
-            out["legend"] = {"x": 0, "y": fy(bottom), "xanchor": "left", "yanchor": "top",
-                             "orientation": "h", "entrywidth": 1 / columns,
-                             "entrywidthmode": "fraction", "xref": "paper", "yref": "paper",
-                             "bgcolor": "rgba(255,255,255,0)"}
-        colorbars = {}
-        for i, (panel, (x0, x1, y0, y1)) in enumerate(zip(self.panels, boxes, strict=True)):
-            n = "" if i == 0 else str(i + 1)
-            domain_x, domain_y = [fx(x0), fx(x1)], [fy(y1), fy(y0)]
-            if panel.kind == "scene":
-                out[f"scene{n}"] = {"domain": {"x": domain_x, "y": domain_y}}
-            else:
-                out[f"xaxis{n}"] = {"domain": domain_x}
-                out[f"yaxis{n}"] = {"domain": domain_y}
-                if panel.shared_y:
-                    out[f"yaxis{n}"]["showticklabels"] = not self.side_by_side(width)
-            if panel.title:
-                out["annotations"].append({
-                    "text": panel.title, "showarrow": False, "xref": "paper", "yref": "paper",
-                    "x": fx((x0 + x1) / 2), "y": fy(y0 - 10), "xanchor": "center",
-                    "yanchor": "bottom", "font": PANEL_TITLE_FONT})
-            if panel.legend:
-                out[f"legend{n}"] = {"x": fx(x0), "y": fy(y1 + self.axis_h),
-                                     "xanchor": "left", "yanchor": "top", "orientation": "v",
-                                     "xref": "paper", "yref": "paper",
-                                     "bgcolor": "rgba(255,255,255,0)"}
-            if panel.note:
-                out["annotations"].append({
-                    "text": panel.note, "showarrow": False, "xref": "paper", "yref": "paper",
-                    "x": fx(x0), "y": fy(y1 + self.axis_h + self._legend_h(panel.legend)),
-                    "xanchor": "left", "yanchor": "top", "align": "left",
-                    "font": {"size": 13, "color": "#333333"}})
-            if panel.colorbar:
-                colorbars[i] = {"x": fx(x1 + 14), "xref": "paper", "xanchor": "left",
-                                "y": fy((y0 + y1) / 2), "yref": "paper", "yanchor": "middle",
-                                "len": (y1 - y0) / ph, "lenmode": "fraction", "thickness": 16}
-        return out, colorbars
 
 
 # ----------------------------------------------------------------------------------------------
@@ -331,13 +161,13 @@ def new_figure(panels, title, traces, **layout):
 
 
 def set_y_title(fig, text):
-    """The y-axis title of the first panel, repeated on panels sharing it when stacked."""
+    """The y-axis title of the first panel, repeated on panels sharing it that start a row."""
     panels = fig._ldpviz_panels
-    stacked = not panels.side_by_side(fig._ldpviz_width)
+    first = panels.first_in_row(fig._ldpviz_width)
     for i, panel in enumerate(panels.panels):
         if i == 0 or panel.shared_y:
             axis = fig.layout[f"yaxis{'' if i == 0 else i + 1}"]
-            retitle(axis, text if i == 0 or stacked else "")
+            retitle(axis, text if i in first else "")
 
 
 def refit(fig):
