@@ -465,8 +465,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     if box:  # after every argument check: a refused call prints its one error line alone
         warnings.warn(box, PrivacyWarning, stacklevel=2)
     arms = _build_arms(data, grid, epsilons, private, also, screen, running, names)
-    used = {key: g for key, g in grid.items()  # DT (the reference) always runs on "tree"
-            if key == "tree" or any(m in running for m in _GRID_USERS[key])}
+    serving = {_METHOD_GRID[m] for m in [*running, REFERENCE]}  # DT always runs on "tree"
+    used = {key: g for key, g in grid.items() if key in serving}
     choices = {
         "data": name, "rows": n, "features": d, "feature_names": names,
         "private": None if private is None else [names[j] for j in private],
@@ -491,7 +491,8 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     notes = copies_notes(X, names, private or [])
     for key, g in used.items():
         if not g.applicable:
-            notes.append(f"{_GRID_NAMES[key]} not run: " + "; ".join(g.notes) + ".")
+            notes.append(f"{_grid_name(key, running, screen)} not run: "
+                         + "; ".join(g.notes) + ".")
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)
     notes = ([box] if box else []) + notes  # the report shows the privacy warning too
@@ -524,11 +525,12 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     ranking = answers.cheapest_first(costs) if private is None else None
     widen = functools.partial(_widenable, n_train=n_train, d=d, s=len(private or []),
                               personalized=also is not None, overrides=grids)
+    tops = {key: widen(key, g) for key, g in used.items()}  # once per grid, not per method
     edges = {}  # method -> (its --grid key, the largest value offered per tuned size)
     for k in [*running, REFERENCE]:
         key = _METHOD_GRID[k]
         edges[METHODS[k][0] if k in METHODS else k] = ("hot" if key == "hot0" else key,
-                                                       widen(key, used[key]))
+                                                       tops[key])
     table = answers.answer_table(summary, main, results, costs, choices, edges) if private else \
         pd.DataFrame(columns=["epsilon", "paradigm", "sentence"])
     return WhatIf(results, best, summary, table, costs, ranking, used, choices, notes)
@@ -540,9 +542,6 @@ _METHOD_GRID = {"hot-me": "hot", "hot-cart": "hot", "adhot-me": "adhot", "adhot-
                 "labeldt": "tree", REFERENCE: "tree"}
 _GRID_NAMES = {"hot": "HistOfTree (ME, CART)", "hot0": "HistOfTree s=0 (label only)",
                "adhot": "AdHistOfTree", "hist": "Hist", "krr": "KRR"}
-_GRID_USERS = {"hot": ("hot-me", "hot-cart"), "hot0": ("hot0",),
-               "adhot": ("adhot-me", "adhot-cart"), "hist": ("hist",),
-               "tree": ("pardt", "labeldt"), "krr": ("krr",)}
 
 
 def _widenable(key, grid, n_train, d, s, personalized, overrides):

@@ -29,7 +29,7 @@ from ..datasets import load_csv
 from ..datasets._csv import ENCODING, utf8_errors
 
 __all__ = ["box_message", "check_box", "copies_notes", "csv_columns", "load_table",
-           "read_bounds", "resolve_columns", "save_upload", "warn_box"]
+           "read_bounds", "resolve_columns", "save_upload"]
 
 
 def read_bounds(path):
@@ -163,18 +163,21 @@ def load_table(path, target, y_range=None, x_bounds=None, categorical=None,
                    for n in from_data},
                "feature_values_clipped": clipped,
                "rows_dropped": int(getattr(bunch, "n_dropped", 0) or 0),
-               "identifier_like": list(getattr(bunch, "identifier_like", [])),
+               "identifier_like": list(bunch.identifier_like),
                "loader_summary": str(getattr(bunch, "summary", "") or "")
-               if encoded or getattr(bunch, "n_dropped", 0)
-               or getattr(bunch, "identifier_like", None) else ""}
+               if encoded or getattr(bunch, "n_dropped", 0) or bunch.identifier_like else ""}
     return Bunch(X=X, y=np.asarray(bunch.y, dtype=float), feature_names=names,
                  target_name=target, y_range=None if y_range is None else tuple(y_range),
                  choices=choices, data_bounds=from_data)
 
 
 def check_box(table, protected):
-    """Warn (PrivacyWarning) when protected columns were scaled with bounds read off the data."""
-    return warn_box(table.data_bounds, protected, stacklevel=2)
+    """Warn (PrivacyWarning, :func:`box_message`) when protected columns were scaled with bounds
+    read off the data; return those columns."""
+    message = box_message(table.data_bounds, protected)
+    if message:
+        warnings.warn(message, PrivacyWarning, stacklevel=2)
+    return [c for c in protected if c in table.data_bounds]
 
 
 def box_message(read_off, protected):
@@ -189,14 +192,6 @@ def box_message(read_off, protected):
     return (f"the feature box of protected column(s) {shown} was read off the data (min-max): "
             "it leaks their extremes; pass public bounds (--x-range or --feature-bounds, or "
             "x_bounds).")
-
-
-def warn_box(read_off, protected, stacklevel=2):
-    """Warn (PrivacyWarning, :func:`box_message`); return the protected columns concerned."""
-    message = box_message(read_off, protected)
-    if message:
-        warnings.warn(message, PrivacyWarning, stacklevel=stacklevel + 1)
-    return [c for c in protected if c in read_off]
 
 
 def resolve_columns(requested, names, argname):
