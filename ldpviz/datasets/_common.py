@@ -87,6 +87,13 @@ def _rows(mask, limit=3):
     return f"line{'s' if len(lines) > 1 else ''} {text}{more}"
 
 
+def shortlist(names, most=8):
+    """'a, b, c' for a few names, 'a, ..., h and 4 more' for many (messages stay one line)."""
+    names = [str(c) for c in names]
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most
+                                      else "")
+
+
 def parse_column(values, decimal="."):
     """(numbers, missing, text) for a column read as strings.
 

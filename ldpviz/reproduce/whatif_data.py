@@ -26,6 +26,7 @@ from sklearn.utils import Bunch
 
 from .._validation import PrivacyWarning, check_bool
 from ..datasets import load_csv
+from ..datasets._common import shortlist
 from ..datasets._csv import ENCODING, utf8_errors
 
 __all__ = ["box_message", "check_box", "copies_notes", "csv_columns", "load_table",
@@ -187,11 +188,9 @@ def box_message(read_off, protected):
     leaking = [c for c in protected if c in read_off]
     if not leaking:
         return None
-    shown = ", ".join(leaking[:8]) + (f" and {len(leaking) - 8} more" if len(leaking) > 8
-                                      else "")
-    return (f"the feature box of protected column(s) {shown} was read off the data (min-max): "
-            "it leaks their extremes; pass public bounds (--x-range or --feature-bounds, or "
-            "x_bounds).")
+    return (f"the feature box of protected column(s) {shortlist(leaking)} was read off the data "
+            "(min-max): it leaks their extremes; pass public bounds (--x-range or "
+            "--feature-bounds, or x_bounds).")
 
 
 def resolve_columns(requested, names, argname):

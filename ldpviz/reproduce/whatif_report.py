@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..datasets._common import shortlist
 from .paper import LABEL_LDP_SENTENCE, LABEL_ONLY
 from .report import HtmlReport
 from .whatif_answers import in_units, pct, units, wide_summary
@@ -77,12 +78,6 @@ def _new_figure(ncols, width=5.6, height=4.4, sharey=False):
     return fig, fig.subplots(1, ncols, squeeze=False, sharey=sharey)[0]
 
 
-def _listed(columns, most=8):
-    columns = [str(c) for c in columns]
-    return ", ".join(columns[:most]) + (f" and {len(columns) - most} more"
-                                        if len(columns) > most else "")
-
-
 def reference_rmse(result):
     """The non-private tree DT's test RMSE (root of its mean test MSE over the splits)."""
     mse = result.best.loc[result.best["method"] == "DT", "mse"]
@@ -96,8 +91,8 @@ def figure_title(result, width):
     target = c.get("target")
     lines = [f"What-if on {c['data']}" + (f", predicting {target}" if target else "")]
     if c.get("private"):
-        lines.append(f"protected by every user: {_listed(c['private'])}"
-                     + (f"; by some users also: {_listed(c['personalized'])}"
+        lines.append(f"protected by every user: {shortlist(c['private'])}"
+                     + (f"; by some users also: {shortlist(c['personalized'])}"
                         if c.get("personalized") else ""))
     else:
         lines.append("no column assumed private: each column protected alone")
