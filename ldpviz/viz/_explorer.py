@@ -22,7 +22,6 @@ from plotly.basedatatypes import Undefined
 from plotly.serializers import custom_serializers
 
 from . import views
-from ._panels import Panel, Panels  # noqa: F401 (the explorers import them from here)
 from ._plotly_bundle import FIGURE_ESM, SHARED_BUNDLE, PlotlyBundle
 
 FONT = {"size": 15}

@@ -15,8 +15,6 @@ from ._explorer import (
     ORANGE,
     VERMILLION,
     Explorer,
-    Panel,
-    Panels,
     choice_slider,
     dropdown,
     epsilon_slider,
@@ -33,6 +31,7 @@ from ._explorer import (
     set_y_title,
     toggle,
 )
+from ._panels import Panel, Panels
 
 FEATURES = [(f"x{j + 1}", j) for j in range(views.D)]
 MASK_CHOICES = [("aligned: s* for all", "aligned"), ("personalized: γ-mask", "gamma")]

@@ -13,8 +13,6 @@ from ._explorer import (
     SKY,
     VERMILLION,
     Explorer,
-    Panel,
-    Panels,
     choice_slider,
     epsilon_slider,
     float_slider,
@@ -25,6 +23,7 @@ from ._explorer import (
     set_log_ticks,
     set_trace,
 )
+from ._panels import Panel, Panels
 
 
 def log_error_bars(mean, half_width):

@@ -16,8 +16,6 @@ from ._explorer import (
     PURPLE,
     VERMILLION,
     Explorer,
-    Panel,
-    Panels,
     choice_slider,
     epsilon_slider,
     gamma_slider,
@@ -32,6 +30,7 @@ from ._explorer import (
     set_vline,
     vline,
 )
+from ._panels import Panel, Panels
 
 
 def _terms(panel):
