@@ -138,27 +138,31 @@ def _check_missing(data, name):
                          f"{where}{listed}; impute them or drop those rows explicitly first.")
 
 
-def _first_bad_entry(arr):
-    """(index, value) of the first entry of an object array that float() refuses."""
-    for index, value in np.ndenumerate(arr):
-        try:
-            float(value)
-        except (TypeError, ValueError):
-            return index, value
-    return None, None
-
-
-def _first_text_entry(arr):
-    """(index, value) of the first str or bytes entry of a string or object array, else
+def _first_entry(arr, bad):
+    """(index, value) of the first entry of ``arr`` for which ``bad(value)`` holds, else
     (None, None)."""
-    if arr.dtype.kind in "US":
-        return (np.unravel_index(0, arr.shape) if arr.size else None), \
-            (_plain(arr.flat[0]) if arr.size else None)
-    if arr.dtype.kind == "O":
-        for index, value in np.ndenumerate(arr):
-            if isinstance(value, (str, bytes)):
-                return index, value
+    for index, value in np.ndenumerate(arr):
+        if bad(value):
+            return index, _plain(value)
     return None, None
+
+
+def _is_text(value):
+    return isinstance(value, (str, bytes))
+
+
+def _not_a_float(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
+def _where(index):
+    """' at row, column 4, 2' (or ' at index 3') for an entry's position; '' for a scalar."""
+    return (f" at {'row, column' if len(index) == 2 else 'index'} "
+            f"{', '.join(map(str, index))}" if index else "")
 
 
 def as_float_array(data, name="X"):
@@ -181,23 +185,19 @@ def as_float_array(data, name="X"):
                          "real part explicitly if that is what you mean).")
     if arr.dtype.kind in "biuf":
         return arr.astype(float, copy=False)
-    index, text = _first_text_entry(arr)
+    index, text = _first_entry(arr, _is_text)
     if text is not None:
-        where = f" at {'row, column' if arr.ndim == 2 else 'index'} " \
-                f"{', '.join(map(str, index))}" if index else ""
-        raise ValueError(f"{name} must hold numbers, but the entry{where} is the text "
+        raise ValueError(f"{name} must hold numbers, but the entry{_where(index)} is the text "
                          f"{text!r}; ldpviz does not parse text: convert it explicitly first "
                          "(e.g. pandas.to_numeric, or ldpviz.datasets.load_csv for a file).")
     try:
         return arr.astype(float)
     except (TypeError, ValueError) as exc:
-        index, value = _first_bad_entry(arr)
+        index, value = _first_entry(arr, _not_a_float)
         if isinstance(value, complex):
             raise ValueError(f"{name} holds complex numbers: Complex data not supported.") \
                 from None
-        where = f" at {'row, column' if len(index or ()) == 2 else 'index'} " \
-                f"{', '.join(map(str, index))}" if index else ""
-        raise type(exc)(f"{name} must hold numbers, but the entry{where} is {_plain(value)!r} "
+        raise type(exc)(f"{name} must hold numbers, but the entry{_where(index)} is {value!r} "
                         f"({exc}).") from None
 
 
