@@ -99,7 +99,7 @@ class SemiFeatureEstimator(BaseEstimator):
             check_mask_columns(W, x_columns)
             return check_mask(W, (n, d))
         if private is not None:
-            idx = check_feature_indices(private, d, columns=_names(x_columns))
+            idx = check_feature_indices(private, d, columns=x_columns)
         elif getattr(self, "s", None) is not None:
             idx = np.arange(check_int(self.s, "s", 0, d))
         else:
@@ -120,11 +120,6 @@ class SemiFeatureEstimator(BaseEstimator):
         check_is_fitted(self)
         X = check_X(self, X, reset=False, box=False)
         return np.clip(X, 0.0, 1.0)
-
-
-def _names(columns):
-    """A DataFrame's column names as strings (None for an array)."""
-    return None if columns is None else [str(c) for c in columns]
 
 
 class SemiFeatureRegressor(RegressorMixin, SemiFeatureEstimator):

@@ -374,17 +374,18 @@ def check_mask_columns(W, x_columns, name="W"):
 
 
 def check_feature_indices(indices, n_features, name="private_features", columns=None):
-    """Column indices; with ``columns`` (a DataFrame's names) the entries may be those names."""
+    """Column indices; with ``columns`` (a DataFrame's columns) the entries may be their names."""
     entries = list(indices) if isinstance(indices, (list, tuple, np.ndarray)) else None
     if entries and all(isinstance(v, str) for v in entries):
+        columns = None if columns is None else [str(c) for c in columns]
         if columns is None:
             raise ValueError(f"{name} names columns {entries!r}, but X has no column names: "
                              "pass X as a DataFrame, or give column indices.")
         unknown = [v for v in entries if v not in columns]
         if unknown:
             raise ValueError(f"{name} names {unknown!r}, which X does not have; its columns "
-                             f"are {list(columns)!r}.")
-        indices = [list(columns).index(v) for v in entries]
+                             f"are {columns!r}.")
+        indices = [columns.index(v) for v in entries]
     idx = np.asarray(indices)
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
         raise ValueError(f"{name} must be a list of column indices (or, with a DataFrame X, "
