@@ -9,10 +9,7 @@ import numpy as np
 
 from .._config import check_sizes
 from .._rng import as_generator
-from .._validation import (
-    check_bool,
-    check_int,
-)
+from .._validation import check_bool, check_int
 from ._checks import (
     check_schedule,
     check_signed_box,

@@ -11,10 +11,7 @@ import pandas as pd
 
 from .._config import check_budget, check_rows, get_config
 from .._rng import as_generator
-from .._validation import (
-    check_int,
-    check_real,
-)
+from .._validation import check_int, check_real
 from ._checks import (
     check_finite_epsilon,
     check_q,

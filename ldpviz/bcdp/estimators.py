@@ -12,10 +12,7 @@ from sklearn.base import BaseEstimator
 
 from .._base import check_X
 from .._rng import as_generator
-from .._validation import (
-    check_bool,
-    check_real,
-)
+from .._validation import check_bool, check_real
 from ._checks import (
     check_deltas,
     check_finite_epsilon,

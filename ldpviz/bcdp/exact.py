@@ -10,9 +10,7 @@ import itertools
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validation import (
-    check_real,
-)
+from .._validation import check_real
 from ._checks import (
     check_channel,
     check_prior,

@@ -11,9 +11,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._rng import as_generator
-from .._validation import (
-    check_real,
-)
+from .._validation import check_real
 from ._checks import (
     BCDP_WEIGHTS,
     check_alpha,

@@ -6,12 +6,8 @@ import numpy as np
 
 from .._config import check_rows
 from .._rng import as_generator
-from .._validation import (
-    check_int,
-)
-from ._checks import (
-    check_q,
-)
+from .._validation import check_int
+from ._checks import check_q
 from .exact import MAX_EXACT_DIM
 
 
