@@ -40,9 +40,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _timing import median_seconds, paired_medians
 
 from ldpviz import HistOfTree
+from ldpviz.cell_sums import cell_report_sums
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression
 from ldpviz.masks import aligned_mask, gamma_mask
-from ldpviz.mechanisms import cell_report_sums, privatize_labels
+from ldpviz.mechanisms import privatize_labels
 from ldpviz.partition import grow_tree
 
 SETTINGS = {10_000: (4, 0.25), 100_000: (6, 0.5)}  # n -> (depth, target ratio)

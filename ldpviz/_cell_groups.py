@@ -2,7 +2,7 @@
 
 Two users with the same hidden axes, the same published histogram bins and the same tree group
 (:meth:`PublicTree.potential_groups`) have the same potential cells V_i = H_i x T_i. Working on
-groups, the per-cell sums of :func:`ldpviz.mechanisms.cell_report_sums` cost a few passes over
+groups, the per-cell sums of :func:`ldpviz.cell_sums.cell_report_sums` cost a few passes over
 the users plus, for binary RR, one random bit per *potential* entry (user, cell in V_i), never
 an (n, n_cells) matrix.
 """

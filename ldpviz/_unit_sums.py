@@ -37,7 +37,7 @@ class UnitSums(NamedTuple):
 
 
 def report_units(sums, noise):
-    """UnitSums of the cells from round 2 (a :class:`ldpviz.mechanisms.CellSums`).
+    """UnitSums of the cells from round 2 (a :class:`ldpviz.cell_sums.CellSums`).
 
     ``noise`` is ``sum_i nu_i V~_i^j`` per cell (:func:`label_noise_sums`).
     """

@@ -22,7 +22,7 @@ The variance that privacy adds to R_j is therefore
 
 term by term unbiased (``E[(A^2 - nu) B] = a^2 1{i in j}``), i.e. ``E2 - 2 g E1 + g^2 E0 +
 max(B, 0)`` with ``E_k = sum_i Y~_i^k ((V~_i^j)^2 - V~_i^j)`` (never negative: V~^2 >= V~ for
-GRR and binary RR) and ``B = sum_i nu_i V~_i^j``, all from :class:`ldpviz.mechanisms.CellSums`.
+GRR and binary RR) and ``B = sum_i nu_i V~_i^j``, all from :class:`ldpviz.cell_sums.CellSums`.
 The ratio's standard error is ``sqrt(Var R_j) / D_j``. Only the noise privacy adds is counted:
 with epsilon = inf the variance is 0 and the stable estimate *is* eq (9), itself eq (3).
 
@@ -64,7 +64,7 @@ cells add up to exactly 1, so the report noise of cell j reappears, with the opp
 the user's other |V_i| - 1 cells: with t = 2 on one protected axis the two histogram cells of a
 leaf see one noise draw, mirrored. Read as independent cells, a 4-sigma cell vouches for itself
 through its partner (whose z^2 is its own), and the sum of z^2 spreads more than chi^2. The
-partner sums of :class:`ldpviz.mechanisms.CellSums` give each unit ``kappa_j``, an estimate of
+partner sums of :class:`ldpviz.cell_sums.CellSums` give each unit ``kappa_j``, an estimate of
 ``sum_{l != j} corr(R_j, R_l)^2`` (:func:`coupling`: ``v_j^2 / (k - 1)`` when every user of the
 cell has the same k potential cells, v_j the report noise's share of Var R_j; from above where
 users' potential cells differ); j's expected echo ``kappa_j (z_j^2 - 1)`` is taken out of the

@@ -16,14 +16,9 @@ from .cell_estimates import (
     stable_cell_values,
     tree_units,
 )
+from .cell_sums import cell_report_sums
 from .masks import ranking_of_checked_mask
-from .mechanisms import (
-    MECHANISMS,
-    cell_report_sums,
-    laplace_scale,
-    privatize_labels,
-    split_budget,
-)
+from .mechanisms import MECHANISMS, laplace_scale, privatize_labels, split_budget
 from .partition import RULES, build_partition
 
 FALLBACKS = ("leaf", "zero")

@@ -19,15 +19,10 @@ from ldpviz.cell_estimates import (
     tree_units,
     unit_variance,
 )
+from ldpviz.cell_sums import cell_report_sums, partner_weights, report_sums
 from ldpviz.datasets import make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
-from ldpviz.mechanisms import (
-    cell_report_sums,
-    cell_reports,
-    partner_weights,
-    privatize_labels,
-    report_sums,
-)
+from ldpviz.mechanisms import cell_reports, privatize_labels
 from ldpviz.partition import build_partition
 
 M = 3.5  # the label bound of the measurements

@@ -10,16 +10,14 @@ import pytest
 
 import ldpviz
 from ldpviz import _cell_groups
+from ldpviz.cell_sums import cell_report_sums, partner_weights, report_sums
 from ldpviz.mechanisms import (
     _grr_constants,
     _rr_constants,
-    cell_report_sums,
     cell_reports,
     debias_grr,
     grr_is_better,
     grr_probabilities,
-    partner_weights,
-    report_sums,
 )
 from ldpviz.partition import build_partition
 
@@ -178,11 +176,11 @@ def test_tree_growth_in_blocks_of_users_is_the_same_tree(monkeypatch, rule):
 
 def test_user_blocks_do_not_change_the_grr_draws(monkeypatch, partition):
     """Blocks of users (bounded memory) leave GRR's draws those of cell_reports."""
-    from ldpviz import mechanisms
+    from ldpviz import cell_sums, mechanisms
 
     rng = np.random.default_rng(8)
     X, W, y = _population(partition, 2500, rng)
-    monkeypatch.setattr(mechanisms, "_USER_BLOCK", 300)
+    monkeypatch.setattr(cell_sums, "_USER_BLOCK", 300)
     monkeypatch.setattr(mechanisms, "_DRAW_BLOCK", 700)
     sums = cell_report_sums(partition, X, W, y, 1.0, "grr", np.random.default_rng(1),
                             moments=True)

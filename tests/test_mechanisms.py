@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
+from ldpviz.cell_sums import cell_report_sums, partner_weights, report_sums
 from ldpviz.mechanisms import (
     binary_rr,
-    cell_report_sums,
     cell_reports,
     debias_binary_rr,
     debias_grr,
@@ -16,9 +16,7 @@ from ldpviz.mechanisms import (
     grr_probabilities,
     laplace_log_density,
     laplace_scale,
-    partner_weights,
     privatize_labels,
-    report_sums,
     rr_probabilities,
     split_budget,
 )

@@ -27,14 +27,8 @@ from ..cell_estimates import (
     stable_cell_values,
     tree_units,
 )
-from ..mechanisms import (
-    MECHANISMS,
-    cell_report_sums,
-    cell_reports,
-    laplace_scale,
-    privatize_labels,
-    split_budget,
-)
+from ..cell_sums import cell_report_sums
+from ..mechanisms import MECHANISMS, cell_reports, laplace_scale, privatize_labels, split_budget
 from ..partition import RULES, build_partition
 
 LPDT_FALLBACKS = ("public", "zero")
