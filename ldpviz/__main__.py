@@ -381,7 +381,7 @@ def _reproduce(args, argv):
             "best, * = Wilcoxon signed-rank p < 0.05 against every other method; the "
             "label-only references are not ranked). Label ranges:\n" + "\n".join(ranges)
             + "\n\n" + paper.table_markdown(summary, paper=reference)
-            + "\n\n" + paper.LABEL_LDP_SENTENCE)
+            + "\n\n" + paper.LABEL_LDP_SENTENCE + "\n\n" + paper.FEATURE_BOX_SENTENCE)
     files = paper.write_outputs(args.out, args.name, {"": best, "_summary": summary}, text=text)
     return text, files
 

@@ -48,7 +48,11 @@ def no_download(monkeypatch):
 @pytest.mark.parametrize("name", sorted(LOCAL))
 def test_local_copies_load_scaled_with_the_raw_target(name):
     file, rows, d = LOCAL[name]
-    bunch = load_uci(name, data_home=SHARED)
+    with pytest.warns(PrivacyWarning, match="feature box") as caught:
+        bunch = load_uci(name, data_home=SHARED)
+    protected = [bunch.feature_names[j] for j in bunch.ranking[:bunch.s_star]]
+    assert all(column in str(caught[0].message) for column in protected)
+    assert caught[0].filename == __file__  # points at the caller's line
     raw = pd.read_csv(SHARED / file, header=0 if name == "qsar-aquatic" else None)
     assert bunch.X.shape == (rows, d) and len(bunch.feature_names) == d
     np.testing.assert_allclose(bunch.X.min(axis=0), 0.0)
@@ -310,7 +314,8 @@ def test_load_csv_semicolons_and_constant_columns(tmp_path):
 
 
 def test_diabetes_has_readable_names_and_a_sensitivity_ranking():
-    bunch = load_diabetes()
+    with pytest.warns(PrivacyWarning, match="blood_sugar, log_triglycerides was read off"):
+        bunch = load_diabetes()  # the box of the s* = 2 most sensitive columns leaks
     assert bunch.X.shape == (442, 10) and bunch.s_star == 2
     assert {"age", "sex", "bmi", "blood_pressure", "blood_sugar"} <= set(bunch.feature_names)
     np.testing.assert_allclose(bunch.X.min(axis=0), 0) and np.testing.assert_allclose(

@@ -13,7 +13,8 @@ Every loader returns features min-max scaled to [0, 1] (Appendix C.2), the raw t
 public label range ``y_range`` (for the UCI data, under a policy: the declared scale, the
 range of independent public data on the same scale, or the leaking private range;
 :data:`LABEL_RANGE_POLICIES`). Min-max scaling reads the feature bounds off the data, as the
-paper does; a deployment must fix the feature box in advance (:func:`scale_to_box`).
+paper does, with a PrivacyWarning naming the protected columns so scaled; a deployment must fix
+the feature box in advance (:func:`scale_to_box`).
 """
 
 from ._common import CATEGORICAL, MISSING

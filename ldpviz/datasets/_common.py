@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from .._validation import PrivacyWarning
 from ..masks import aligned_s_star
 
 CATEGORICAL = ("ordinal", "onehot")
@@ -64,6 +66,17 @@ def _bunch(X, y, names, target, y_range, ranking, s_star):
                  target_name=target, y_range=y_range,
                  y_bound=max(abs(y_range[0]), abs(y_range[1])), ranking=list(ranking),
                  s_star=int(s_star), feature_min=lo, feature_max=hi)
+
+
+def warn_box_from_data(columns, advice, stacklevel=3, how="min-max scaling to [0, 1]"):
+    """Warn that the feature box of the protected ``columns`` was read off the data: their
+    min and max are statistics of private values, released without noise. ``stacklevel``
+    counts from the loader (2: its caller)."""
+    if columns:
+        warnings.warn(f"the feature box of private column(s) {shortlist(columns)} was read off "
+                      f"the data ({how}): it leaks their extremes; a "
+                      f"deployment must fix it in advance ({advice}).", PrivacyWarning,
+                      stacklevel=stacklevel + 1)
 
 
 def _check_range(y_range, name="y_range"):

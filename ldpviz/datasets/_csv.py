@@ -23,7 +23,7 @@ from ._common import (
     describe_text,
     formatted_numbers,
     parse_column,
-    shortlist,
+    warn_box_from_data,
 )
 
 _SEPARATORS = (",", ";", "\t", "|")
@@ -306,11 +306,8 @@ def _finish(path, features, y, target, encoded, private, y_range, categorical, n
              for name in (expand.get(column, [column]))}
     from_data = [name for name in names if name not in fixed]
     leaking = [names[j] for j in bunch.ranking[:bunch.s_star] if names[j] in from_data]
-    if leaking:
-        warnings.warn(f"the feature box of private column(s) {shortlist(leaking)} was read off "
-                      "the data (min-max scaling to [0, 1]): it leaks their extremes; a "
-                      "deployment must fix it in advance (the what-if takes public bounds: "
-                      "x_bounds, --x-range or --feature-bounds).", PrivacyWarning, stacklevel=3)
+    warn_box_from_data(leaking, "the what-if takes public bounds: x_bounds, --x-range or "
+                       "--feature-bounds", stacklevel=3)
     ids = _identifier_like(features, fixed)
     bunch.update(n_dropped=n_dropped, encoded=encoded, path=str(path), box_from_data=from_data,
                  identifier_like=ids, summary=_summary(path, bunch, encoded, n_dropped, holes,

@@ -25,7 +25,12 @@ from ._common import (
     _ranking,
     describe_text,
     parse_column,
+    warn_box_from_data,
 )
+
+# What the feature-box warning of load_uci and load_diabetes says.
+_BOX_HOW = "min-max scaling to [0, 1], as in the paper's Appendix C.2"
+_BOX_ADVICE = "ldpviz.datasets.scale_to_box scales raw features with public bounds"
 
 #: Where downloaded UCI files are cached when neither ``data_home`` nor $LDPVIZ_DATA is set.
 DEFAULT_DATA_HOME = Path("~/ldpviz_data")
@@ -252,7 +257,8 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     originals (wine: ``;`` and a header) are read.
 
     Privacy note: as in the paper (Appendix C.2), each feature is min-max scaled with bounds read
-    off the data. That is a preprocessing convenience for experiments; in a deployment the
+    off the data, with a PrivacyWarning naming the ``s_star`` most sensitive columns (their
+    extremes leak). That is a preprocessing convenience for experiments; in a deployment the
     feature box must be public, fixed before any private data is seen
     (:func:`scale_to_box`). The label range is a public choice: see ``y_range`` below.
 
@@ -327,6 +333,8 @@ def load_uci(name, data_home=None, categorical="ordinal", ranking=None, y_range=
     y_range = _check_range(y_range)
     bunch = _bunch(features.to_numpy(dtype=float), y, names, spec.target, y_range,
                    _ranking(ranking, names, "ranking"), None)
+    warn_box_from_data([names[j] for j in bunch.ranking[:bunch.s_star]], _BOX_ADVICE,
+                       stacklevel=2, how=_BOX_HOW)
     bunch.update(name=spec.name, paper_name=spec.paper_name, path=str(path),
                  y_range_source=source, y_range_policy=policy,
                  y_range_leaks=policy == "private",
@@ -359,7 +367,7 @@ def load_diabetes(ranking=DIABETES_SENSITIVITY):
     """scikit-learn's diabetes data (442 patients), a dataset with genuinely sensitive columns.
 
     Ships with scikit-learn (no download). Raw values (``scaled=False``) are min-max scaled to
-    [0, 1] with bounds read off the data (as in Appendix C.2; see the privacy note of
+    [0, 1] with bounds read off the data (as in Appendix C.2, with the PrivacyWarning of
     :func:`load_uci`). Sex is coded 0 / 1 after scaling.
 
     Parameters
@@ -381,6 +389,8 @@ def load_diabetes(ranking=DIABETES_SENSITIVITY):
     names = [DIABETES_FEATURES[c] for c in raw.feature_names]
     bunch = _bunch(np.asarray(raw.data, dtype=float), raw.target, names, "progression",
                    (0.0, 350.0), _ranking(ranking, names, "ranking"), None)
+    warn_box_from_data([names[j] for j in bunch.ranking[:bunch.s_star]], _BOX_ADVICE,
+                       stacklevel=2, how=_BOX_HOW)
     bunch.frame = pd.DataFrame(bunch.X, columns=names).assign(progression=bunch.y)
     bunch.update(name="diabetes", DESCR=raw.DESCR)
     return bunch

@@ -182,7 +182,9 @@ def _available(datasets, data_home):
     found, missing = [], {}
     for name in datasets:
         try:
-            load_uci(name, data_home=data_home, download=False)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PrivacyWarning)  # the page says what leaks
+                load_uci(name, data_home=data_home, download=False)
         except OSError as exc:
             missing[name] = str(exc)
         else:

@@ -104,8 +104,10 @@ LABEL_RANGE_NOTE = (
     "scale (for red wine, the white-wine sample's 3-9; for QSAR aquatic toxicity, the fish "
     "toxicity data's range; none is known for abalone) is a legitimate public choice; the "
     "private range reproduces the paper's setting but leaks and is shown for comparison only. "
-    "A clip range need not cover the labels: a narrower public range can be better. Best "
-    "aligned HistOfTree (ME or CART) in Table 1: {rows}.")
+    "A clip range need not cover the labels: a narrower public range can be better. The "
+    "features are min-max scaled with bounds read off the data, as in the paper (Appendix "
+    "C.2): the same leak for the protected columns' extremes, kept here to compare with the "
+    "paper. Best aligned HistOfTree (ME or CART) in Table 1: {rows}.")
 
 #: Label LDP shown fairly.
 LABEL_LDP_HEADLINE = ("Label LDP: the paper's LabelDT (CART on noisy labels) understates it; at "
