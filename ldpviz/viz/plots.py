@@ -264,7 +264,13 @@ def _objective_axes(ax, out):
     ax.semilogy(out["p"], out["term1"], "--", color=COLORS[1], label="privatised error")
     ax.semilogy(out["p"], out["term2"], "--", color=COLORS[2], label="approximation")
     ax.semilogy(out["p"], out["total"], color=COLORS[0], label="sum")
-    ax.axvline(out["p_star"], color=COLORS[3], ls=":", label=f"p* = {out['p_star']:.0f}")
+    # p* marked from the axis up to the sum's minimum only: a full-height line would cross the
+    # legend in the top corner wherever p* lies.
+    p_star = out["p_star"]
+    bottom, top = ax.get_ylim()
+    ax.vlines(p_star, bottom, np.interp(p_star, out["p"], out["total"]), color=COLORS[3],
+              ls=":", label=f"p* = {p_star:.0f}")
+    ax.set_ylim(bottom, top)
     ax.set(xlabel="depth p", ylabel="bound (up to constants)")
     ax.legend(frameon=False)
 
