@@ -179,7 +179,11 @@ def as_float_array(data, name="X"):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         f"array ({name}.toarray() if it fits in memory).")
     _check_missing(data, name)
-    arr = np.asarray(data)
+    try:
+        arr = np.asarray(data)
+    except ValueError as exc:  # ragged nested lists: numpy's message does not name the argument
+        raise ValueError(f"{name} must be an array of numbers of one shape (nested lists of "
+                         f"equal lengths); numpy could not read it: {exc}") from None
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} holds complex numbers: Complex data not supported (pass the "
                          "real part explicitly if that is what you mean).")

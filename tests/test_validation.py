@@ -113,6 +113,10 @@ def test_every_estimator_refuses_bad_features_naming_x(model):
     with pytest.raises(ValueError, match=r"X contains 2 NaN \(column 0: 2\) and 1 inf "
                                          r"\(column 3: 1\), first at row 2"):
         _fit(model, holes)
+    ragged = [list(row) for row in X]
+    ragged[1] = ragged[1][:-1]
+    with pytest.raises(ValueError, match="X must be an array of numbers of one shape"):
+        _fit(model, ragged)
     with pytest.raises(ValueError, match="Reshape your data"):
         _fit(model, X[:, 0])
     with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"):
@@ -133,6 +137,8 @@ def test_every_regressor_refuses_bad_labels_naming_y(model):
         _fit(model, X, bad)
     with pytest.raises(ValueError, match="y has 299 entries but X has 300 rows"):
         _fit(model, X, Y[:-1])
+    with pytest.raises(ValueError, match="y must be an array of numbers of one shape"):
+        _fit(model, X, [Y[0], [Y[1], Y[2]], *Y[3:]])
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         _fit(model, X, Y[:, None])
     with pytest.raises(ValueError, match=r"y has 1 missing values"):
