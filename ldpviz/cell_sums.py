@@ -92,8 +92,8 @@ def _rr_sums(groups, weights, epsilon, rng, rows, n_cells, moments, max_entries)
     With b_ij the bit of user i on cell j, ``V~ = C (b - q)`` and ``V~^2 = C^2 ((1 - 2q) b +
     q^2)`` on V_i (b^2 = b): every sum is a bit sum ``sum_i w_i b_ij`` plus a cover sum. The
     bit sums come from :func:`~ldpviz._cell_groups.rr_bit_sums`: the same distribution as the
-    bits of :func:`cell_reports`, not the same draws. Single-cell users report their cell
-    exactly (V~ = 1), as there.
+    bits of :func:`~ldpviz.mechanisms.cell_reports`, not the same draws. Single-cell users
+    report their cell exactly (V~ = 1), as there.
     """
     q, C = _rr_constants(epsilon)
     single = groups.size[groups.group[rows]] == 1
@@ -188,13 +188,13 @@ def cell_report_sums(partition, X, W, y_tilde, epsilon, mechanism, rng, chunk_si
     ``denominator[j] = sum_i V~_i^j``. Their expectations over the randomizer are the sum of
     ``y_tilde`` and the number of users in cell j. ``mechanism="auto"`` lets each user report
     by whichever of GRR and binary RR has the smaller variance for their |V_i|
-    (:func:`grr_is_better`); |V_i| depends on published data only, and either mechanism is
-    epsilon-LDP.
+    (:func:`~ldpviz.mechanisms.grr_is_better`); |V_i| depends on published data only, and
+    either mechanism is epsilon-LDP.
 
     Users are grouped by their potential cells V_i (:func:`~ldpviz._cell_groups.cell_groups`),
     so the cost is a few passes over the users (GRR) plus one random bit per potential entry
     (binary RR), never an n x n_cells matrix. What is drawn, compared with the per-user
-    messages of :func:`cell_reports` from the same generator state:
+    messages of :func:`~ldpviz.mechanisms.cell_reports` from the same generator state:
 
     * "grr": exactly the same reports, at any n (two draws per user, one call each);
     * "rr": bits with the same distribution (each Bernoulli with the same probability,
