@@ -26,6 +26,16 @@ Usage: ``python benchmarks/bench_fit.py [--sizes 10000 100000] [--repeats 7]``.
 Measured (2026-11-26, 2 cores, quiet), n = 10,000: whole 0.29 to 0.61, of which ``fixed`` 0.13
 to 0.27 (0.21 to 0.27 with the stable estimate): the per-call cost alone is about the whole
 0.25 budget, so the target needs fewer Python-level steps per fit, not faster per-user passes.
+
+numba (measured 2026-11-26 on a prototype of the tree growth outside the package, byte-identical
+trees on 24,678 cases): the growth at n = 10,000, depth 4 takes 0.22-0.28 ms instead of
+1.0-1.8 ms (3.8-8x; 2.4-5.8x at 10^5 and 10^6), for 0.15 s to import numba and 0.12 s to load
+the cached code in every new process, 4.1 s to compile on first use, and 208 MB installed.
+Compiling the cell sums as well (if they gained 5x) would leave the stable estimate (scipy
+special functions, small arrays), the partition's set-up, the checks and predict: about 0.27x
+in the worst case (the stable estimate; at most 0.2x with eq 9), still above the target, for
+1-2 days of work and a second copy of the hot paths to keep byte-identical, so numba was not
+adopted.
 """
 
 import argparse
