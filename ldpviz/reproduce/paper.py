@@ -123,11 +123,12 @@ LABEL_ONLY = ("HistOfTree s=0", "LabelDT")
 #: Their grid for HistOfTree s=0: LabelDT's depths. t and rho do nothing when every feature
 #: is public (each user's cell is known, so all of epsilon goes to the label).
 HOT0_GRID = {"depth": (1, 2, 4, 6, 8)}
-#: Why the two label-only references differ (one sentence, used by the reports).
+#: How the UCI tables' features are scaled, and what that leaks (one sentence, table1's text).
 FEATURE_BOX_SENTENCE = (
     "Features are min-max scaled to [0, 1] with bounds read off the data, as in the paper "
     "(Appendix C.2): the protected columns' extremes are not covered by the privacy "
     "guarantee; a deployment fixes the feature box in advance.")
+#: Why the two label-only references differ (one sentence, used by the reports).
 LABEL_LDP_SENTENCE = (
     "HistOfTree s=0 is the paper's own estimator with every feature public and LabelDT is "
     "the paper's label-LDP baseline, scikit-learn's CART fitted to Laplace-noised labels; they "
