@@ -21,7 +21,7 @@ constant search refits nothing. The Section 5.1 function and the two functions o
 bench_adaptive.py's unseen check are not in the class.
 
 Usage: ``python benchmarks/calibrate_adaptive.py [--functions 6] [--reps 3] [--n 4000]
-[--table PATH]``. Prints the best constants (to copy into ldpviz/adaptive_rule.py) and the
+[--table PATH]``. Prints the best constants (to copy into src/ldpviz/adaptive_rule.py) and the
 stored constants' score. Measured for the defaults on the shared 2-core machine (one process,
 load 6-8 from other jobs): the MSE table (6 functions x 3 replications x 22 settings, 20,736
 fits at n = 4,000) took 7.5 minutes, the constant search (120 triples) 2 to 6 minutes; with

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "ldpviz"
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ldpviz"
 
 # Layer of each module (higher may import lower or equal, never the other way round).
 LIBRARY, DRAWING, REPRODUCTION, EXPLORERS, COMMAND_LINE = range(5)

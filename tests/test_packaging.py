@@ -129,3 +129,16 @@ def test_docstring_examples_run():
             result = doctest.testmod(importlib.import_module(info.name), verbose=False)
             failed, tried = failed + result.failed, tried + result.attempted
     assert tried >= 3 and failed == 0
+
+
+def test_the_command_runs_from_the_folder_that_holds_a_clone_named_ldpviz(tmp_path):
+    """`python -m` puts the working directory first on sys.path, where a clone named `ldpviz`
+    (no __init__.py at its root) would be a namespace package; the installed package must win."""
+    import subprocess
+    import sys
+
+    (tmp_path / "ldpviz").symlink_to(ROOT, target_is_directory=True)
+    done = subprocess.run([sys.executable, "-m", "ldpviz", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "reproduce" in done.stdout
