@@ -11,7 +11,7 @@ import numpy as np
 from ldpviz.viz import widgets
 
 TARGET_MS = 100.0
-# The comparison explorer (notebook 05) refits 26 models on two samples per new setting, so
+# The comparison explorer (notebook 06) refits 26 models on two samples per new setting, so
 # it gets its own budget; settings already visited are cached and instant.
 TARGETS_MS = {"comparison_explorer": 250.0}
 

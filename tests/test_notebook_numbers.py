@@ -78,7 +78,7 @@ def _code(path):
 # Numbers the prose derives, with what they must equal (to the digits written).
 EXACT = {
     "00": {},
-    "01": {
+    "02": {
         "3": "0.75 / 0.25",  # Warner's two coins: P(yes | yes) / P(yes | no)
         "75000": "0.5 * 150_000",  # the histogram edge of income, in the public box
         "50": "20 + 0.5 * (80 - 20)",  # the tree's split of age
@@ -90,7 +90,7 @@ EXACT = {
         "0.105": "mechanisms.grr_probabilities(64, 2.0)[0]",
         "0.731": "mechanisms.rr_probabilities(2.0)[0]",
     },
-    "02": {
+    "03": {
         "2.52": "3 * np.sin(1)",  # the largest value of f*
         "16": "4 ** 2",  # t^s potential cells at t = 4, s = 2
         "0.71": "mechanisms.grr_probabilities(4, 2.0)[0]",
@@ -99,7 +99,7 @@ EXACT = {
         "0.95": "ldpviz.adaptive_rule.choose_rho(masks.aligned_mask(10_000, 5, 2), 10_000, 1.0,"
                 " 'grr', 3.0, 2, 2, 2)",
     },
-    "03": {
+    "04": {
         "40": "100 * masks.spread_mask(10_000, 5, width=2).mean(axis=0).max()",
         "0.06": "theory.best_depth(masks.gamma_mask(10_000, 5, 4), 1, 10_000, 4.0)[1]",
         "0.88": "theory.best_depth(masks.gamma_mask(10_000, 5, 0.25), 1, 10_000, 4.0)[1]",
@@ -109,7 +109,7 @@ EXACT = {
         "0.10": "theory.lambda_star(masks.concentrated_mask(10_000, 5, decay=0.2), 1, 4)",
         "0.42": "theory.lambda_star(masks.spread_mask(10_000, 5, width=2), 1, 4)",
     },
-    "04": {
+    "05": {
         "1.55": "np.log1p(10_000 ** (2 / (2 * (2 + 5))))",  # Exercise 1's crossing epsilon
         # Exercise 3: how far above the minimum the best total at s = 3 lies
         "19": "(lambda t: 100 * (t.groupby('s')['total'].min()[3] / t['total'].min() - 1))("
@@ -117,7 +117,7 @@ EXACT = {
         "0.2": "(lambda t: t.groupby('s')['total'].min()[3] / t['total'].min() - 1)("
                "theory.objective_table(masks.aligned_mask(10_000, 5, 3), 10_000, 1.0))",
     },
-    "05": {
+    "06": {
         # Var(sin U) for U ~ U[0, 1]: the error of missing one of f*'s three terms
         "0.061": "(0.5 - np.sin(2) / 4 - (1 - np.cos(1)) ** 2)",
         "0.123": "2 * (0.5 - np.sin(2) / 4 - (1 - np.cos(1)) ** 2)",
@@ -126,11 +126,11 @@ EXACT = {
         "0.73": "np.e / (1 + np.e)",  # a 2-level randomized response at epsilon / 4 = 1
         "0.0625": "1 / 2 ** 4",  # the smallest one-sided signed-rank p-value with 4 pairs
     },
-    "06": {
+    "07": {
         # whatif's default split: test_size = 0.3 (Table 1's protocol)
         "70": "100 * (1 - inspect.signature(whatif.whatif).parameters['test_size'].default)",
     },
-    "07": {
+    "08": {
         "73": "100 * np.e / (1 + np.e)",  # RR with epsilon = 1 keeps the bit w.p. e / (1 + e)
         "95": "100 * bcdp.correlated_feature_attack(10, 0.9, 1.0, 0)['public_exact']",
         "75": "100 * bcdp.correlated_feature_attack(10, 0.5, 1.0, 0)['public_exact']",
@@ -147,28 +147,28 @@ EXACT = {
 # Values a notebook sets in code (each must appear literally in one of its code cells).
 PARAMETERS = {
     "00": set(),
-    "01": {"0.1", "0.9", "0.6", "100000", "0.05", "0.5", "2.5", "1.0"},
-    "02": {"0.5", "0.9"},
-    "03": {"0.3", "0.6", "0.5", "0.25"},
-    "04": {"0.01"},
-    "05": {"0.5", "0.01"},
-    "06": {"10"},
-    "07": {"0.2", "0.5", "0.9", "0.01", "0.99", "1", "20"},
+    "02": {"0.1", "0.9", "0.6", "100000", "0.05", "0.5", "2.5", "1.0"},
+    "03": {"0.5", "0.9"},
+    "04": {"0.3", "0.6", "0.5", "0.25"},
+    "05": {"0.01"},
+    "06": {"0.5", "0.01"},
+    "07": {"10"},
+    "08": {"0.2", "0.5", "0.9", "0.01", "0.99", "1", "20"},
 }
 
 # Constants that are not measured, with the reason.
 DECLARED = {
-    "00": {"0.01": "the constant c that notebook 04 sets in code (quoted by the plan)",
+    "00": {"0.01": "the constant c that notebook 05 sets in code (quoted by the plan)",
            "1": "a misreading of epsilon = 1 ('1% leak') that the instructor notes correct"},
-    "01": {"0.125": "the mechanism explorer's smallest epsilon (a slider value)"},
-    "02": {},
+    "02": {"0.125": "the mechanism explorer's smallest epsilon (a slider value)"},
     "03": {},
-    "04": {"0.1": "Appendix C.1's grid of c, and Exercise 3's trial value of tie_rtol"},
-    "05": {"0.05": "level of the Wilcoxon tests (Table 1's star)"},
-    "06": {"1": "whatif's threshold for warning that a label range clips too much (a package "
+    "04": {},
+    "05": {"0.1": "Appendix C.1's grid of c, and Exercise 3's trial value of tie_rtol"},
+    "06": {"0.05": "level of the Wilcoxon tests (Table 1's star)"},
+    "07": {"1": "whatif's threshold for warning that a label range clips too much (a package "
                  "constant, ldpviz/reproduce/whatif.py)",
            "0.05": "level of the Wilcoxon tests (Table 1's star)"},
-    "07": {"10": "Exercise 2's story: 10% of the users without the condition hide it"},
+    "08": {"10": "Exercise 2's story: 10% of the users without the condition hide it"},
 }
 
 

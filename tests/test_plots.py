@@ -139,7 +139,7 @@ def _series(n):
 def _sweep():
     from ldpviz import bcdp
 
-    qs = [0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99, 1]  # notebook 07's sweep
+    qs = [0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99, 1]  # notebook 08's sweep
     return bcdp.sweep_q(qs, n=500, reps=2, random_state=0)
 
 

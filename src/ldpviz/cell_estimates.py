@@ -117,7 +117,7 @@ x M^2, the R_j Gaussian with variance ``D_j^2 tau^2 + Var R_j``):
   split) a likelihood ignoring the selection cost 0.4-0.6% more, and no spike (log-uniform
   alone) 0.9% more; NULL_PRIOR 0.5 gave 1.036x at epsilon 1. Depths with 2-4 contrasts keep
   the margin: the posterior there gained 1% at epsilon 8 but shrank the sampling noise of
-  no-signal splits at epsilon 64 below eq (3) (notebook 02's sweep);
+  no-signal splits at epsilon 64 below eq (3) (notebook 03's sweep);
 * merged cells (h, c), the sums of the cells of the leaves below c: the histogram effect
   ``e(h, c)`` (cell minus node) is shrunk toward the parent's ``e(h, p)`` (0 at the root),
   using the within-node contrast ``R = N - (mu_c + e(h, p)) D``.

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.browser
 TABS = ["Partition", "Surface", "λ* and masks", "Trade-off", "BCDP (correlated)"]
 SLUGS = ["partition", "surface", "lambda", "tradeoff", "bcdp"]
 REDRAW_LIMIT_MS = 1000
-NOTEBOOK = "02_histoftree_step_by_step.ipynb"  # partition and surface explorers, and plots
+NOTEBOOK = "03_histoftree_step_by_step.ipynb"  # partition and surface explorers, and plots
 
 
 def _screenshot_dir(tmp_path):

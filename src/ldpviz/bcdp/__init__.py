@@ -26,7 +26,7 @@ schedule of Theorem 2 can lose to it (see :func:`bcdp_explorer_data`).
 Modules: ``mechanisms`` (Mechanism 3, Theorem 2, Mechanism 1), ``estimators`` (the means and
 Algorithm 2), ``accuracy`` (exact and Monte Carlo MSE), ``priors`` (the correlated prior of
 Appendix B.3), ``exact`` (the finite-space calculator) and ``demos`` (the explorer's data and the
-attack of notebook 07). Everything public is importable from ``ldpviz.bcdp``; input checks live
+attack of notebook 08). Everything public is importable from ``ldpviz.bcdp``; input checks live
 in ``ldpviz._validation`` with the rest of the package's.
 
 Floating-point caveat: the samplers use floating-point arithmetic, which is not exactly

@@ -1,4 +1,4 @@
-"""The mechanism, BCDP and comparison explorers (notebooks 01, 07 and 05)."""
+"""The mechanism, BCDP and comparison explorers (notebooks 02, 08 and 06)."""
 
 from __future__ import annotations
 
