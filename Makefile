@@ -26,7 +26,14 @@ lab: $(STAMP)  ## set up, then open JupyterLab on the course
 	@echo "Starting JupyterLab on notebooks/: open the http://127.0.0.1:... URL it prints (Ctrl-C stops it)."
 	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG) $(HEADLESS_FLAG) $(LAB_ARGS)
 
-test: lint unit notebooks  ## set up, then run every check
+# Every part runs even when an earlier one failed, and the last line names the parts that failed.
+test: $(STAMP)  ## set up, then run every check
+	@failed=""; \
+	for part in lint unit notebooks; do \
+		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
+	echo "make test: lint, unit and notebooks passed"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -142,3 +142,32 @@ def test_the_command_runs_from_the_folder_that_holds_a_clone_named_ldpviz(tmp_pa
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "reproduce" in done.stdout
+
+
+def test_make_test_runs_every_part_and_names_the_ones_that_failed(tmp_path):
+    """A failing lint must not hide the unit tests and notebooks (issue: a newcomer's `make
+    test` stopped at the first failing part and never checked the notebooks)."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        import pytest
+
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    log = tmp_path / "calls.log"
+    for tool, status in (("ruff", 1), ("python", 0)):
+        script = venv / "bin" / tool
+        script.write_text(f'#!/bin/sh\necho "{tool} $*" >> "{log}"\nexit {status}\n')
+        script.chmod(0o755)
+    (venv / ".installed-stamp").touch()
+    os.utime(venv / ".installed-stamp", (4e9, 4e9))  # newer than pyproject.toml: no install
+    done = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "test",
+                           f"VENV={venv}"], capture_output=True, text=True, timeout=60)
+    calls = log.read_text().splitlines()
+    assert done.returncode != 0
+    assert calls[0].startswith("ruff check")
+    assert any("pytest tests" in c for c in calls) and any("--nbval" in c for c in calls)
+    assert done.stdout.strip().splitlines()[-1] == "make test: FAILED: lint"
