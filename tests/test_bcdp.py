@@ -728,3 +728,57 @@ def test_project_takes_true_or_false_only(value):
         with pytest.raises(TypeError, match=r"^project must be True or False, got "):
             call()
     BCDPMean(1.0, [0.2] * 4, 0.1, project=np.bool_(False)).fit(X4)
+
+
+def test_mask_attack_counts_the_decision_to_hide():
+    from ldpviz.bcdp import mask_attack
+
+    # Nobody publishes S (everyone hides): the mask says nothing, the report says epsilon.
+    everyone = mask_attack(1.0, 1.0, prevalence=0.3, epsilon=0.7)
+    assert everyone["delta_mask"] == 0 and everyone["delta_all"] == pytest.approx(0.7)
+    assert everyone["delta_hiders"] == pytest.approx(0.7)
+    assert everyone["accuracy_all"] == pytest.approx(0.7)  # the majority guess: prevalence
+    # Hiding depends on S: log(h1 / h0) from W alone, plus what the report says, and S in the
+    # clear for the users who do not hide.
+    out = mask_attack(0.6, 0.2, prevalence=0.5, epsilon=0.5)
+    assert out["hide_share"] == pytest.approx(0.4)
+    assert out["delta_mask"] == pytest.approx(math.log(3))
+    assert out["delta_hiders"] == pytest.approx(math.log(3) + 0.5)
+    assert np.isinf(out["delta_all"])
+    keep = 1 / (1 + math.exp(-0.5))
+    hiders = max(0.1 * keep, 0.3 * (1 - keep)) + max(0.1 * (1 - keep), 0.3 * keep)
+    assert out["accuracy_hiders"] == pytest.approx(hiders / 0.4)
+    assert out["accuracy_all"] == pytest.approx(0.6 + hiders)
+
+
+def test_published_column_attack_reads_two_columns_as_bits():
+    from ldpviz.bcdp import correlated_feature_attack, published_column_attack
+
+    rng = np.random.default_rng(3)
+    protected = rng.random(2000)
+    published = -protected + 0.3 * rng.random(2000)  # strongly, negatively correlated
+    out = published_column_attack(protected, published, epsilon=1.0)
+    assert out["r_columns"] < -0.9 and out["r_bits"] < 0
+    assert out["share_right"] == pytest.approx((1 + abs(out["r_bits"])) / 2, abs=0.01)
+    model = correlated_feature_attack(10, abs(out["r_bits"]), 1.0, 0)
+    assert out["delta_private"] == pytest.approx(model["delta_private"])
+    with pytest.raises(ValueError, match="published"):
+        published_column_attack(protected, published[:-1])
+    with pytest.raises(ValueError, match="median"):
+        published_column_attack(np.ones(5), np.arange(5.0))
+
+
+def test_exact_crossing_is_where_the_exact_totals_cross():
+    from ldpviz.bcdp import budget_schedule, exact_crossing
+
+    qs = np.linspace(0, 0.3, 31)
+    q = exact_crossing(qs)
+    demands = np.array([0.2] * 2 + [2.0] * 8)
+    baseline = expected_mse_pm1(np.full(10, 0.2), 10_000).sum()
+
+    def total(q):
+        return expected_mse_pm1(budget_schedule(demands, 2.0, q), 10_000).sum()
+    assert total(q) > baseline >= total(q - 0.01)
+    assert np.isnan(exact_crossing([0.0]))  # q = 0: BCDP wins
+    with pytest.raises(ValueError, match="qs"):
+        exact_crossing([])

@@ -134,11 +134,18 @@ EXACT = {
         "73": "100 * np.e / (1 + np.e)",  # RR with epsilon = 1 keeps the bit w.p. e / (1 + e)
         "95": "100 * bcdp.correlated_feature_attack(10, 0.9, 1.0, 0)['public_exact']",
         "75": "100 * bcdp.correlated_feature_attack(10, 0.5, 1.0, 0)['public_exact']",
-        "90": "100 * bcdp.correlated_feature_attack(10, 0.8, 1.0, 0)['public_exact']",
         "3.94": "bcdp.correlated_feature_attack(10, 0.9, 1.0, 0)['delta_private']",
         "2.10": "bcdp.correlated_feature_attack(10, 0.5, 1.0, 0)['delta_private']",
-        "3.2": "bcdp.correlated_feature_attack(10, 0.8, 1.0, 0)['delta_private']",
-        "0.8": "2 * 0.9 - 1",  # Exercise 2: P(bit = S) = 0.9 is a correlation of 0.8
+        # Exercise 2 (the mask leaks): 90% of hiders carry S; W = 1 is 9 times likelier for
+        # a carrier; log 9, and log 9 + epsilon at epsilon = 1 (95%: the same as r = 0.9's)
+        "90": "100 * bcdp.mask_attack(0.9, 0.1, 0.5)['accuracy_hiders']",
+        "9": "np.exp(bcdp.mask_attack(0.9, 0.1, 0.5)['delta_mask'])",
+        "2.20": "bcdp.mask_attack(0.9, 0.1, 0.5)['delta_mask']",
+        "3.20": "bcdp.mask_attack(0.9, 0.1, 0.5, epsilon=1.0)['delta_hiders']",
+        "0.8": "2 * 0.9 - 1",  # the mask bit as a public bit: P(bit = S) = 0.9, r = 0.8
+        # Exercise 4: where BCDP's exact total first exceeds the LDP baseline's
+        "0.086": "bcdp.exact_crossing(np.linspace(0, 0.3, 301))",
+        "0.09": "bcdp.exact_crossing(np.linspace(0, 0.3, 301))",
         "0.14": "bcdp.budget_schedule(np.array([0.2] * 2 + [2.0] * 8), 2.0, 0.01)[0]",
         "0.001": "bcdp.budget_schedule(np.array([0.2] * 2 + [2.0] * 8), 2.0, 0.99)[0]",
     },

@@ -14,7 +14,8 @@ Data Protection via Bayesian Coordinate Differential Privacy* (2024), the "BCDP 
   Examples 1 and 2 and the exact finite channel of Mechanism 1 on {-1, +1}^d data;
 * the closed-form per-coordinate MSE (:func:`expected_mse_pm1`) next to a Monte Carlo estimate
   (:func:`monte_carlo_mse`), the compute function of the live explorer
-  (:func:`bcdp_explorer_data`) and a small attack (:func:`correlated_feature_attack`).
+  (:func:`bcdp_explorer_data`, :func:`exact_crossing`) and small attacks
+  (:func:`correlated_feature_attack`, :func:`published_column_attack`, :func:`mask_attack`).
 
 Conventions. Data live in the box [-1, 1]^d, as in the paper (not the [0, 1] box of
 HistOfTree). Coordinates are sorted from the most to the least sensitive (``deltas``
@@ -34,7 +35,15 @@ differentially private (Mironov, 2012). This is a teaching and research package.
 """
 
 from .accuracy import MonteCarloMSE, expected_mse_pm1, monte_carlo_mse
-from .demos import attack_table, bcdp_explorer_data, correlated_feature_attack, sweep_q
+from .demos import (
+    attack_table,
+    bcdp_explorer_data,
+    correlated_feature_attack,
+    exact_crossing,
+    mask_attack,
+    published_column_attack,
+    sweep_q,
+)
 from .estimators import BCDPMean, LDPMean, OLSResult, bcdp_ols, ldp_ols
 from .exact import (
     bcdp_deltas,
@@ -62,17 +71,20 @@ __all__ = [
     "correlated_bernoulli_pmf",
     "correlated_feature_attack",
     "correlation_tv",
+    "exact_crossing",
     "expected_mse_pm1",
     "l2_constant",
     "l2_mechanism",
     "ldp_epsilon",
     "ldp_ols",
+    "mask_attack",
     "mean_mechanism",
     "mean_mechanism_channel",
     "monte_carlo_mse",
     "paper_example_1",
     "paper_example_2",
     "product_channel",
+    "published_column_attack",
     "sample_correlated_pm1",
     "sweep_q",
 ]

@@ -1,6 +1,6 @@
 """Demonstrations for the course and the live explorer: the BCDP explorer's data, what a public
-feature reveals about a correlated private one, and the error of BCDP against plain LDP as the
-correlation grows. Computations only; the drawing is in ldpviz.viz."""
+feature (or the choice to hide a feature) reveals about a private one, and the error of BCDP
+against plain LDP as the correlation grows. Computations only; the drawing is in ldpviz.viz."""
 
 from __future__ import annotations
 
@@ -147,6 +147,103 @@ def correlated_feature_attack(n=10_000, correlation=0.8, epsilon=1.0, random_sta
     }
 
 
+def published_column_attack(protected, published, epsilon=1.0):
+    """What a published column reveals about a protected one, read as two bits.
+
+    Each column is coded as a bit, above or below its median (the medians of the columns
+    given: an attacker would take them from a public reference population). The attacker
+    guesses the protected bit from the published one by following the sign of their
+    correlation ``r`` (the Bayes guess for balanced bits), and is compared with
+    :func:`correlated_feature_attack`'s two-bit model at the same ``|r|``.
+
+    Parameters
+    ----------
+    protected, published : 1-D arrays of the same length (at least 2 rows).
+    epsilon : float, budget of the randomized response of the protected bit it is compared with.
+
+    Returns
+    -------
+    dict with ``"r_columns"`` (correlation of the columns), ``"r_bits"`` (of the bits),
+    ``"share_right"`` (the attack from the published bit on these rows), and, from the
+    two-bit model with correlation ``|r_bits|``: ``"release_exact"`` (the attack from an
+    epsilon-LDP release of the protected bit), ``"public_exact"`` (from the published bit)
+    and ``"delta_private"`` (the BCDP level of the protected bit, ``epsilon + log((1 + |r|) /
+    (1 - |r|))``).
+    """
+    protected = np.asarray(protected, dtype=float)
+    published = np.asarray(published, dtype=float)
+    if protected.ndim != 1 or published.shape != protected.shape or len(protected) < 2:
+        raise ValueError(f"protected and published must be 1-D of the same length >= 2, got "
+                         f"shapes {protected.shape} and {published.shape}.")
+    if not (np.isfinite(protected).all() and np.isfinite(published).all()):
+        raise ValueError("protected and published must be finite (no NaN or inf).")
+    S, P = protected > np.median(protected), published > np.median(published)
+    if S.all() or not S.any() or P.all() or not P.any():
+        raise ValueError("protected and published must each take values on both sides of "
+                         "their median (a constant column codes as a constant bit).")
+    r_bits = float(np.corrcoef(S, P)[0, 1])
+    guess = P if r_bits > 0 else ~P
+    model = correlated_feature_attack(n=2, correlation=abs(r_bits), epsilon=epsilon,
+                                      random_state=0)
+    return {"r_columns": float(np.corrcoef(protected, published)[0, 1]), "r_bits": r_bits,
+            "share_right": float(np.mean(guess == S)),
+            **{k: model[k] for k in ("release_exact", "public_exact", "delta_private")}}
+
+
+def mask_attack(hide_if_condition=0.9, hide_otherwise=0.1, prevalence=0.5, epsilon=0.0):
+    """What the choice to hide a feature reveals (Section 3.4 of the HistOfTree paper), exactly.
+
+    Each user has a bit ``S`` (a condition, ``P(S = 1) = prevalence``) and chooses to hide it
+    (``W = 1``) with probability ``hide_if_condition`` if ``S = 1``, ``hide_otherwise`` if not.
+    As in semi-feature LDP, a user with ``W = 0`` publishes ``S`` in the clear and the server
+    sees ``W``; a user with ``W = 1`` sends, about ``S``, at most a randomized response with
+    budget ``epsilon`` (0: their messages say nothing about ``S``; ``epsilon`` is the most an
+    epsilon-semi-feature-LDP release can say about it, given what the user publishes).
+
+    Returns
+    -------
+    dict with ``"hide_share"`` (``P(W = 1)``); ``"accuracy_hiders"``, the Bayes attacker's
+    share of right guesses of ``S`` among the users who hide it, and ``"accuracy_all"``, over
+    all users (those who publish ``S`` are read exactly); ``"delta_mask"``, the log-likelihood
+    ratio ``W = 1`` carries about ``S``; ``"delta_hiders"``, the privacy level of ``S`` for a
+    user who hides it (the largest log ratio ``P(o | S = 1) / P(o | S = 0)`` over the outputs
+    ``o`` of hiding users: ``delta_mask + epsilon``); and ``"delta_all"``, the BCDP level of
+    ``S`` under the whole release (:func:`bcdp_deltas`; inf as soon as some users publish
+    ``S``).
+    """
+    h1 = check_real(hide_if_condition, "hide_if_condition", low=0.0, high=1.0)
+    h0 = check_real(hide_otherwise, "hide_otherwise", low=0.0, high=1.0)
+    pi = check_real(prevalence, "prevalence", low=0.0, high=1.0, low_open=True, high_open=True)
+    epsilon = check_real(epsilon, "epsilon", low=0.0)
+    if h0 == 0 and h1 == 0:
+        raise ValueError("hide_if_condition and hide_otherwise are both 0: nobody hides S.")
+    keep = 1.0 / (1.0 + np.exp(-epsilon))
+    # Outputs: S = 0 published, S = 1 published, (W = 1, report 0), (W = 1, report 1).
+    channel = np.array([[1 - h0, 0.0, h0 * keep, h0 * (1 - keep)],
+                        [0.0, 1 - h1, h1 * (1 - keep), h1 * keep]])
+    prior = np.array([1 - pi, pi])
+    joint = prior[:, None] * channel
+    hiders = joint[:, 2:]
+    hide_share = float(hiders.sum())
+    return {
+        "hide_share": hide_share,
+        "accuracy_hiders": float(hiders.max(axis=0).sum() / hide_share),
+        "accuracy_all": float(joint.max(axis=0).sum()),
+        "delta_mask": _abs_log_ratio(h1, h0),
+        "delta_hiders": _abs_log_ratio(channel[1, 2:], channel[0, 2:]),
+        "delta_all": float(bcdp_deltas(prior, channel)[0]),
+    }
+
+
+def _abs_log_ratio(a, b):
+    """max |log(a / b)| over entries where either is positive (inf where only one is)."""
+    a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
+    live = (a > 0) | (b > 0)
+    if np.any((a[live] == 0) | (b[live] == 0)):
+        return np.inf
+    return float(np.max(np.abs(np.log(a[live] / b[live])))) if live.any() else 0.0
+
+
 def _check_sweep(owner, param, count, draws_each):
     """Refuse a sweep whose values together would draw more than ``max_report_entries``
     random numbers (each value alone may fit; a million of them would run for hours)."""
@@ -190,3 +287,30 @@ def sweep_q(qs, epsilon=2.0, delta=0.2, k=2, n=10_000, d=10, zeta=None, reps=20,
             row[f"{m}_total_projected"] = float(out[f"mse_{m}_mc_projected"].sum())
         rows.append(row)
     return pd.DataFrame(rows).set_index("q")
+
+
+def exact_crossing(qs, epsilon=2.0, delta=0.2, k=2, n=10_000, d=10, zeta=None):
+    """The first correlation in ``qs`` at which BCDP's exact total error exceeds plain LDP's.
+
+    The exact MSE of the unprojected averages (:func:`expected_mse_pm1`), summed over the
+    ``d`` coordinates: BCDP with Theorem 2's schedule for the demands of
+    :func:`bcdp_explorer_data` (the first ``k`` demand ``delta``, the others ``epsilon``)
+    against the ``min(delta, epsilon)``-LDP baseline (which does not depend on q). No
+    simulation. Returns nan if BCDP is never worse on ``qs``.
+    """
+    qs = np.asarray(list(qs), dtype=float)
+    if qs.ndim != 1 or len(qs) == 0:
+        raise ValueError(f"qs must be a non-empty list of correlations, got {qs!r}.")
+    epsilon = check_finite_epsilon(epsilon)
+    delta = check_real(delta, "delta", low=0.0, allow_inf=True)
+    d = check_int(d, "d", 1)
+    k = check_int(k, "k", 0, d)
+    n = check_int(n, "n", 1)
+    _check_sweep("exact_crossing", "qs", len(qs), d)
+    deltas = np.where(np.arange(d) < k, min(delta, epsilon), epsilon)
+    baseline = expected_mse_pm1(np.full(d, float(deltas.min())), n).sum()
+    for q in qs:
+        total = expected_mse_pm1(budget_schedule(deltas, epsilon, q, zeta), n).sum()
+        if total > baseline:
+            return float(q)
+    return float("nan")
