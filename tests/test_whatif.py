@@ -15,7 +15,7 @@ from _whatif_tables import TARGET, Y_RANGE, assert_self_contained, make_table
 from ldpviz import PrivacyWarning
 from ldpviz.reproduce import grids as G
 from ldpviz.reproduce import whatif_answers, whatif_data, whatif_report
-from ldpviz.reproduce.whatif import METHODS, DecadeMask, whatif, whatif_summary
+from ldpviz.reproduce.whatif import METHODS, YARDSTICK, DecadeMask, whatif, whatif_summary
 
 #: Tiny grids: the plumbing, not the science.
 TINY = {"hot": {"depth": (0, 1), "t": (1, 2), "rho": (0.5,), "min_samples_leaf": (0,)},
@@ -635,8 +635,10 @@ def test_the_answer_and_the_figure_say_the_error_in_the_label_s_units(tmp_path):
                     reps=3, grids=TINY, provenance=table.choices, name="table.csv")
     assert result.choices["target"] == TARGET
     dt = np.sqrt(result.best.loc[result.best["method"] == "DT", "mse"].mean())
+    mean = np.sqrt(result.best.loc[result.best["method"] == YARDSTICK, "mse"].mean())
     for row in result.answers.itertuples():
         assert row.reference_rmse == pytest.approx(dt)
+        assert row.yardstick_rmse == pytest.approx(mean)
         win = result.summary[(result.summary["epsilon"] == row.epsilon)
                              & (result.summary["paradigm"] == row.paradigm)
                              & (result.summary["method"] == row.winner)]
@@ -644,7 +646,8 @@ def test_the_answer_and_the_figure_say_the_error_in_the_label_s_units(tmp_path):
         verb = "rises" if row.winner_rmse > dt else "falls"
         assert (f"In units of {TARGET}, the test RMSE {verb} from "
                 f"{whatif_answers.units(dt)} (the non-private tree) to "
-                f"{whatif_answers.units(row.winner_rmse)} ({row.winner}).") in row.sentence
+                f"{whatif_answers.units(row.winner_rmse)} ({row.winner}); predicting the "
+                f"training mean gives {whatif_answers.units(mean)}.") in row.sentence
     assert f"DT's test RMSE is {whatif_answers.units(dt)} (in units of {TARGET})" in \
         whatif_report.console_text(result)
     assert "test RMSE: DT → best" in whatif_report.answers_display(result.answers)

@@ -9,8 +9,10 @@ every point of its grid, the best point chosen on the mean) and states the answe
   protection relative to the non-private tree (DT) and to label-only privacy (the same
   HistOfTree with every feature public, s = 0, next to the paper's LabelDT), with +-2 SE error
   bars and a paired one-sided Wilcoxon signed-rank test over the splits; whether HistOfTree's
-  private histogram helped (its best t); which method wins, and whether significantly; and,
-  with two or more protected columns, which of them the cost comes from.
+  private histogram helped (its best t); which method wins, and whether significantly; whether
+  it beats the yardstick :data:`YARDSTICK` (the training mean: no feature, no privacy), said
+  plainly when it does not; and, with two or more protected columns, which of them the cost
+  comes from.
 * **Without** (``private=None``): nothing is guessed. The per-column cost table says what
   protecting each column alone costs at each epsilon (ParDT, the CART tree on privatised labels
   that cannot see protected columns, against the same tree seeing every column, on the same
@@ -23,12 +25,14 @@ a few timed pilot fits before it starts (``max_seconds`` refuses runs that would
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from sklearn.dummy import DummyRegressor
 
 from .._validation import PrivacyWarning, check_features, check_int
 from ..adhistoftree import AdHistOfTree
@@ -52,7 +56,8 @@ from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here t
     column_names,
 )
 
-__all__ = ["METHODS", "DecadeMask", "WhatIf", "plot_whatif", "whatif", "whatif_summary"]
+__all__ = ["METHODS", "REFERENCE", "YARDSTICK", "DecadeMask", "WhatIf", "plot_whatif", "whatif",
+           "whatif_summary"]
 
 #: Methods by key: (display name, role). "protected" methods respect the chosen protection,
 #: "label" methods protect the label only (every feature public), DT protects nothing.
@@ -64,6 +69,11 @@ METHODS = {
     "hot0": ("HistOfTree s=0", "label"), "labeldt": ("LabelDT", "label"),
 }
 REFERENCE = "DT"
+#: The yardstick every answer is measured against: the training mean of the raw labels,
+#: predicted for every test row. It uses no feature and no privacy (a server under label LDP
+#: sees only noisy labels; this is what a researcher would get from the mean alone). A
+#: protecting method that does not beat it has learnt nothing usable from the features.
+YARDSTICK = answers.YARDSTICK
 #: With more protected columns than this, the cost is not attributed column by column.
 MAX_ATTRIBUTED = 12
 NONE = "(none)"
@@ -115,10 +125,15 @@ class WhatIf:
         Best grid point per method (chosen on the mean over splits), one row per split, with
         ``mse_ratio`` (MSE over the mean MSE of the non-private tree DT).
     summary : DataFrame
-        Per (epsilon, paradigm, method): mean ratio and its standard error, rank, Wilcoxon
-        marks (among the methods that respect the protection), the chosen configuration.
+        Per (epsilon, paradigm, method): mean ratio and its standard error, rank,
+        significance marks (among the methods that respect the protection: see
+        :func:`ldpviz.reproduce.whatif_answers.significant`), the chosen configuration. The
+        rows of ``role`` "reference" (DT) and "yardstick" (:data:`YARDSTICK`, the training
+        mean) have no epsilon: they use no privacy.
     answers : DataFrame
-        Per (epsilon, paradigm): the numbers behind the answer and the ``sentence``.
+        Per (epsilon, paradigm): the numbers behind the answer and the ``sentence``
+        (``yardstick_ratio``, ``yardstick_rmse`` and ``beats_yardstick``: the training mean
+        and whether the best protecting method beats it significantly).
     costs : DataFrame or None
         Per (column, epsilon): the cost of protecting that column alone (see the module
         docstring), with ``se``, ``p_value``, ``significant`` and ``rank``.
@@ -176,7 +191,9 @@ def _build_arms(data, grids, epsilons, private, also, screen, methods, names):
     aligned = Mask("aligned", s_star=s, order=order)
     public = Mask("aligned", s_star=0)
     arms = [*_arms_for(REFERENCE, DT, data, {"paradigm": "reference", "role": "reference"},
-                       {}, grids["tree"])]
+                       {}, grids["tree"]),
+            Arm(YARDSTICK, DummyRegressor, data, {"paradigm": "reference", "role": "yardstick"},
+                {"strategy": "mean"})]
     paradigms = []
     if private:
         paradigms.append(("aligned", aligned))
@@ -250,8 +267,11 @@ def _pilot_seconds(arm, X, y, X_test):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for config in picks:
-            params = {**arm.params, **config, "random_state": 0}
-            if arm.estimator is not DT:
+            accepted = inspect.signature(arm.estimator).parameters
+            params = {**arm.params, **config}
+            if "random_state" in accepted:
+                params["random_state"] = 0
+            if "y_bound" in accepted and "y_bound" not in params:
                 params["y_bound"] = arm.data.y_bound
             runs = []
             while len(runs) < (1 if runs and runs[0] >= 0.05 else 3):
@@ -343,6 +363,11 @@ def _expand(best, paradigms):
     parts = [best[best["paradigm"] != "both"]] + [both.assign(paradigm=p) for p in paradigms]
     best = pd.concat(parts, ignore_index=True)
     ref = best.loc[best["method"] == REFERENCE, "mse"].mean()
+    if not ref > 0:
+        raise ValueError("the non-private tree DT predicted every test label exactly (test "
+                         "MSE 0 on every split), so the error of a method relative to it is "
+                         "undefined: the label is a function the tree finds without error; "
+                         "a what-if needs a label the features do not determine exactly.")
     return best.assign(reference_mse=ref, mse_ratio=best["mse"] / ref)
 
 
@@ -450,6 +475,10 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     running = [] if private is None else [m for m in keys if also is not None
                                           or not m.startswith("adhot-")]
     y, y_range, label_choices = check_labels(y, n, y_range, label_range)
+    if np.ptp(y) == 0:  # every error would be 0 or a ratio to 0: no answer to give
+        raise ValueError(f"y is constant (every label is {y[0]:g}): there is nothing to "
+                         "predict, and every error ratio to the non-private tree (whose error "
+                         "would be 0) is undefined; the what-if needs a label that varies.")
     n_train = n - round(test_size * n)
     if n_train < MIN_TRAIN or n - n_train < MIN_TEST:
         raise ValueError(f"X has {n} rows: with test_size={test_size:g} that leaves "

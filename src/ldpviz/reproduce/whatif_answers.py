@@ -2,8 +2,13 @@
 
 Every comparison is paired over the same random splits: a difference of MSEs per split, its
 mean relative to the reference's mean MSE, +-2 standard errors, and a one-sided Wilcoxon
-signed-rank test at level 0.05 (as :func:`ldpviz.reproduce.experiments.compare` uses for
-Table 1's stars).
+signed-rank test at level 0.05 (the test of Table 1's stars). A difference is called
+*significant* only when both agree (:func:`significant`): the Wilcoxon p-value is below 0.05
+and the paired mean difference lies more than 2 SE from zero, so a starred number never has
+an error bar that covers no difference.
+
+Every answer has a yardstick: :data:`YARDSTICK`, the training mean of the raw labels predicted
+for every test row (no feature, no privacy), next to the non-private tree DT.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from .experiments import compare
 
 ALPHA = 0.05
 REFERENCE = "DT"
+#: The method name of the constant predictor (see the module docstring).
+YARDSTICK = "Training mean"
 NONE = "(none)"
 HOT_METHODS = ("HistOfTree ME", "HistOfTree CART")
 
@@ -46,6 +53,24 @@ def paired_cost(mse, reference):
     return float(diff.mean() / scale), float(se), wilcoxon_greater(diff)
 
 
+def significant(diff, se, p_value):
+    """The one criterion for "significant" everywhere in the answer: the one-sided Wilcoxon
+    test (``p_value``) below :data:`ALPHA` and the mean paired difference ``diff`` more than
+    2 standard errors ``se`` above zero (the error bar shown then excludes no difference)."""
+    return bool(p_value < ALPHA and np.isfinite(se) and diff > 2 * se)
+
+
+def paired_lead(worse, better):
+    """How far ``better`` is ahead of ``worse`` (per-split arrays in the same units, paired):
+    ``(mean difference, its SE, one-sided Wilcoxon p, significant)``."""
+    worse, better = np.asarray(worse, dtype=float), np.asarray(better, dtype=float)
+    diff = worse - better
+    diff = np.where(np.abs(diff) <= 1e-9 * np.abs(better).mean(), 0.0, diff)  # rounding dust
+    se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
+    p = wilcoxon_greater(diff)
+    return float(diff.mean()), float(se), p, significant(diff.mean(), se, p)
+
+
 def _per_split(rows):
     return rows.sort_values("rep")["mse"].to_numpy()
 
@@ -54,10 +79,14 @@ def _per_split(rows):
 # Tables
 # ----------------------------------------------------------------------------------------------
 def summarize(best):
-    """Per (epsilon, paradigm, method): mean ratio to DT +- SE, rank and Wilcoxon marks.
+    """Per (epsilon, paradigm, method): mean ratio to DT +- SE, rank and significance marks.
 
-    Ranks and marks compare the methods that respect the protection (role "protected");
-    label-only methods and DT get their mean and SE only.
+    Ranks and marks compare the methods that respect the protection (role "protected"):
+    ``significant`` marks the best of them when it is significantly better (:func:`significant`,
+    paired over the splits) than each other one; ``lead``, ``lead_se`` and ``lead_p`` give its
+    paired lead (in multiples of DT's error) over its closest rival ``lead_over``, the one it
+    is least surely ahead of. Label-only methods, DT and the training mean
+    (:data:`YARDSTICK`) get their mean and SE only.
     """
     params = [c for c in ("t", "depth", "max_depth", "min_samples_leaf", "rho", "k", "c",
                           "t_offset", "zeta", "rule") if c in best.columns]
@@ -67,7 +96,7 @@ def summarize(best):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # too few splits: said in the answer
             marks = compare(protected, ["epsilon", "paradigm"], metric="mse_ratio")
-        rows.append(marks.assign(role="protected"))
+        rows.append(_leads(protected, marks).assign(role="protected"))
     others = best[best["role"] != "protected"]
     if not others.empty:
         grouped = others.groupby(["epsilon", "paradigm", "method", "role"], dropna=False)
@@ -83,25 +112,61 @@ def summarize(best):
     mse = best.groupby(["epsilon", "paradigm", "method"], dropna=False)["mse"].mean()
     summary = summary.join(mse.rename("mse"), on=["epsilon", "paradigm", "method"])
     summary = summary[summary["paradigm"] != "screen"]
-    order = {"protected": 0, "label": 1, "reference": 2}
+    summary = summary.assign(**{c: summary.get(c, np.nan) for c in ("lead", "lead_se",
+                                                                   "lead_p", "lead_over")})
+    order = {"protected": 0, "label": 1, "yardstick": 2, "reference": 3}
     summary = summary.assign(_o=summary["role"].map(order)).sort_values(
         ["epsilon", "paradigm", "_o", "ratio"], na_position="last").drop(columns="_o")
     first = ["epsilon", "paradigm", "method", "role", "ratio", "ratio_se", "rank", "best",
-             "significant", "mse"]
+             "significant", "lead", "lead_se", "lead_p", "lead_over", "mse"]
     return summary[first + [c for c in summary.columns if c not in first]].reset_index(
         drop=True)
 
 
+def _leads(protected, marks):
+    """``marks`` (:func:`~ldpviz.reproduce.experiments.compare`'s) with the winner's
+    ``significant`` judged by :func:`significant` against each rival, and its ``lead``."""
+    marks = marks.assign(significant=False, lead=np.nan, lead_se=np.nan, lead_p=np.nan,
+                         lead_over=None)
+    for (eps, paradigm), group in protected.groupby(["epsilon", "paradigm"]):
+        wide = group.pivot_table(index="rep", columns="method", values="mse_ratio")
+        winner = wide.mean().idxmin()
+        tests = [(*paired_lead(wide[other], wide[winner]), other) for other in wide
+                 if other != winner]
+        if not tests:
+            continue
+        # The closest rival: the one the winner is least surely ahead of.
+        lead, se, p, _, rival = min(tests, key=lambda t: (
+            t[3], t[0] / t[1] if t[1] > 0 else np.inf * np.sign(t[0])))  # smallest z
+        at = (marks["epsilon"] == eps) & (marks["paradigm"] == paradigm) \
+            & (marks["method"] == winner)
+        marks.loc[at, ["significant", "lead", "lead_se", "lead_p", "lead_over"]] = [
+            all(t[3] for t in tests), lead, se, p, rival]
+    marks["significant"] = marks["significant"].astype(bool)
+    return marks
+
+
 def wide_summary(summary):
-    """Mean MSE ratio to DT per (paradigm, method) and epsilon, as "1.52 ± 0.08*" (2 SE)."""
-    rows = summary[summary["method"] != REFERENCE]
+    """Mean MSE ratio to DT per (paradigm, method) and epsilon, as "1.52 ± 0.08*" (2 SE).
+
+    The last two rows, under paradigm "no privacy", are the yardsticks (the same at every
+    epsilon): DT itself (1 on average; its ± is its own spread over the splits) and
+    :data:`YARDSTICK`, the training mean.
+    """
+    rows = summary[summary["role"].isin(["protected", "label"])]
     if rows.empty:
         return pd.DataFrame()
     text = [_times(r, s) + ("*" if sig else "")
             for r, s, sig in zip(rows["ratio"], rows["ratio_se"], rows["significant"],
                                  strict=True)]
-    return rows.assign(cell=text).pivot(index=["paradigm", "method"], columns="epsilon",
+    wide = rows.assign(cell=text).pivot(index=["paradigm", "method"], columns="epsilon",
                                         values="cell")
+    for method in (REFERENCE, YARDSTICK):
+        mine = summary[summary["method"] == method]
+        if len(mine):
+            wide.loc[("no privacy", method), :] = _times(mine["ratio"].iloc[0],
+                                                         mine["ratio_se"].iloc[0])
+    return wide
 
 
 def column_costs(best, names, n_train):
@@ -111,7 +176,9 @@ def column_costs(best, names, n_train):
     privatised labels; ``cost`` is the relative increase in MSE, ``rank`` 1 the costliest.
     ``constant_fit`` marks the epsilons at which the tree seeing every column did best as a
     constant (a minimum leaf of at least half the ``n_train`` training rows): there no column
-    can cost anything, because the tree learns nothing from any of them.
+    can cost anything, because the tree learns nothing from any of them. ``unused`` marks a
+    cost of exactly 0 on every split: hiding the column changed no test error, because the
+    chosen tree seeing every column made no use of it.
     """
     screen = best[best["role"] == "screen"]
     ref_mse = best.loc[best["method"] == REFERENCE, "mse"].mean()
@@ -124,9 +191,9 @@ def column_costs(best, names, n_train):
             mse = _per_split(group[group["column"] == column])
             cost, se, p = paired_cost(mse, none)
             rows.append({"column": column, "epsilon": eps, "cost": cost, "se": se,
-                         "p_value": p, "significant": p < ALPHA,
+                         "p_value": p, "significant": significant(cost, se, p),
                          "ratio": mse.mean() / ref_mse, "ratio_public": none.mean() / ref_mse,
-                         "constant_fit": constant})
+                         "constant_fit": constant, "unused": cost == 0 and se == 0})
     costs = pd.DataFrame(rows)
     if costs.empty:
         return costs
@@ -170,14 +237,41 @@ def in_units(target):
 
 
 def _rmse_sentence(row, target):
-    """The non-private tree's test RMSE and the best protecting method's, in the label's units."""
+    """The test RMSE of the non-private tree, of the best protecting method and of the
+    training mean, in the label's units."""
     dt, best = units(row["reference_rmse"]), units(row["winner_rmse"])
     if dt == best:
-        return (f"{in_units(target).capitalize()}, the test RMSE stays at {dt} (the non-private "
-                f"tree's and {row['winner']}'s).")
-    verb = "rises" if row["winner_rmse"] > row["reference_rmse"] else "falls"
-    return (f"{in_units(target).capitalize()}, the test RMSE {verb} from {dt} (the non-private "
-            f"tree) to {best} ({row['winner']}).")
+        text = (f"{in_units(target).capitalize()}, the test RMSE stays at {dt} (the "
+                f"non-private tree's and {row['winner']}'s)")
+    else:
+        verb = "rises" if row["winner_rmse"] > row["reference_rmse"] else "falls"
+        text = (f"{in_units(target).capitalize()}, the test RMSE {verb} from {dt} (the "
+                f"non-private tree) to {best} ({row['winner']})")
+    if np.isfinite(row.get("yardstick_rmse", np.nan)):
+        text += f"; predicting the training mean gives {units(row['yardstick_rmse'])}"
+    return text + "."
+
+
+def _yardstick_sentence(row, cols):
+    """Plain words when the best protecting method does not beat the training mean."""
+    if row.get("beats_yardstick", True):
+        return None
+    mean = (f"the training mean (a constant that uses no feature and no privacy: "
+            f"{_times(row['yardstick_ratio'], row['yardstick_ratio_se'])} × DT's error)")
+    if row["winner_ratio"] >= row["yardstick_ratio"]:
+        verdict = f"no better than predicting {mean}"
+    else:
+        verdict = (f"not significantly better than predicting {mean}: paired over the "
+                   f"splits, {row['winner']}'s error is "
+                   f"{pct(row['yardstick_lead'], row['yardstick_lead_se']).lstrip('+')} "
+                   "below the mean's, "
+                   f"{_not_significant(row['yardstick_p'])}")
+    if not row.get("reference_beats_yardstick", True):
+        return (f"With {cols} protected, the best method is {verdict}; neither is the "
+                "non-private tree: in this table the features carry little a tree can use to "
+                "predict the label, private or not.")
+    return (f"With {cols} protected, the best method is {verdict}. At this ε no method that "
+            "respects this protection learns anything usable from the features.")
 
 
 def _splits(reps, verb=True):
@@ -211,7 +305,9 @@ def _histogram(main, results, eps, paradigm, summary):
     chosen = _per_split(main[(main["method"] == row["method"]) & (main["epsilon"] == eps)
                              & (main["paradigm"] == paradigm)])
     change, se, _ = paired_cost(chosen, t1)  # relative to the t = 1 error
-    out.update(hot_gain=-change, hot_gain_se=se, hot_gain_p=paired_cost(t1, chosen)[2])
+    p = paired_cost(t1, chosen)[2]
+    out.update(hot_gain=-change, hot_gain_se=se, hot_gain_p=p,
+               hot_gain_significant=significant(-change, se, p))
     return out
 
 
@@ -225,12 +321,31 @@ def _attribution(costs, eps, private):
     mine = mine.sort_values("cost", ascending=False)
     top = mine.iloc[0]
     positive = mine["cost"].clip(lower=0).sum()
-    alone = ", ".join(f"{r.column} {pct(r.cost, r.se)}" for r in mine.itertuples())
+    alone = f"each protected alone, for ParDT: {listed_costs(mine)}"
     if top["significant"] and positive > 0 and top["cost"] >= 0.5 * positive:
-        return f"mostly from {top['column']} (each protected alone, for ParDT: {alone})"
+        return f"mostly from {top['column']} ({alone})"
     if not mine["significant"].any():
-        return f"no single column accounts for it (each protected alone, for ParDT: {alone})"
-    return f"spread over several columns (each protected alone, for ParDT: {alone})"
+        return f"no single column accounts for it ({alone})"
+    return f"spread over several columns ({alone})"
+
+
+def listed_costs(rows, star=False):
+    """Per-column costs as "x4 +12% ± 3%, x1 0%", saying why a cost is exactly 0 (the
+    ``unused`` and ``constant_fit`` marks of :func:`column_costs`)."""
+    rows = rows.assign(unused=rows.get("unused", False),
+                       constant_fit=rows.get("constant_fit", False))
+    text = ", ".join(f"{r.column} {pct(r.cost, r.se)}" + ("*" if star and r.significant else "")
+                     if not r.unused else f"{r.column} 0%" for r in rows.itertuples())
+    unused = [str(c) for c in rows.loc[rows["unused"], "column"]]
+    if unused and rows["constant_fit"].all():
+        text += ("; 0% exactly: the tree on privatised labels did best as a constant even "
+                 "seeing every column, so no column changed a prediction")
+    elif unused:
+        them = "it" if len(unused) == 1 else "any of them"
+        text += (f"; {' and '.join(unused) if len(unused) <= 3 else f'{len(unused)} columns'} "
+                 f"cost{'s' * (len(unused) == 1)} 0% exactly (the same test error on every "
+                 f"split): the tree seeing every column did not use {them}")
+    return text
 
 
 #: Tuned sizes whose largest offered value may cap a method (more bins, deeper trees, ...).
@@ -283,17 +398,34 @@ def answer_table(summary, main, results, costs, choices, edges=None):
     private = choices["private"] or []
     reps = choices["splits"]
     reference_rmse = float(np.sqrt(main.loc[main["method"] == REFERENCE, "mse"].mean()))
+    yard = main[main["method"] == YARDSTICK]
+    yardstick = {"yardstick_ratio": yard["mse_ratio"].mean(),
+                 "yardstick_ratio_se": yard["mse_ratio"].std(ddof=1) / np.sqrt(len(yard))
+                 if len(yard) > 1 else np.nan,
+                 "yardstick_rmse": float(np.sqrt(yard["mse"].mean())),
+                 "reference_beats_yardstick": paired_lead(
+                     _per_split(yard), _per_split(main[main["method"] == REFERENCE]))[3]
+                 } if len(yard) else {}
     for (eps, paradigm), group in summary[summary["role"] != "reference"].groupby(
             ["epsilon", "paradigm"], sort=True):
         prot = group[group["role"] == "protected"].sort_values("ratio")
         label = group[group["role"] == "label"].sort_values("ratio")
-        row = {"epsilon": eps, "paradigm": paradigm, "reference_rmse": reference_rmse}
+        row = {"epsilon": eps, "paradigm": paradigm, "reference_rmse": reference_rmse,
+               **yardstick}
         if not prot.empty:
             win = prot.iloc[0]
             row.update(winner=win["method"], winner_rmse=float(np.sqrt(win["mse"])),
                        winner_ratio=win["ratio"],
                        winner_ratio_se=win["ratio_se"], winner_significant=win["significant"],
+                       winner_lead=win["lead"], winner_lead_se=win["lead_se"],
+                       winner_lead_p=win["lead_p"], winner_lead_over=win["lead_over"],
                        runner_up=prot.iloc[1]["method"] if len(prot) > 1 else None)
+            if len(yard):
+                mine = main[(main["epsilon"] == eps) & (main["paradigm"] == paradigm)
+                            & (main["method"] == win["method"])]
+                lead, se, p, sig = paired_lead(_per_split(yard), _per_split(mine))
+                row.update(beats_yardstick=sig, yardstick_lead=lead / yard["mse"].mean(),
+                           yardstick_lead_se=se / yard["mse"].mean(), yardstick_p=p)
         if not prot.empty and not label.empty:
             lab = label.iloc[0]
             sel = main[(main["epsilon"] == eps) & (main["paradigm"] == paradigm)]
@@ -301,7 +433,8 @@ def answer_table(summary, main, results, costs, choices, edges=None):
                                       _per_split(sel[sel["method"] == lab["method"]]))
             row.update(label_method=lab["method"], label_ratio=lab["ratio"],
                        label_ratio_se=lab["ratio_se"], cost_vs_label=cost,
-                       cost_vs_label_se=se, cost_p_value=p, cost_significant=p < ALPHA)
+                       cost_vs_label_se=se, cost_p_value=p,
+                       cost_significant=significant(cost, se, p))
         row.update(_histogram(main, results, eps, paradigm, summary) or {})
         row["attribution"] = _attribution(costs, eps, private) if paradigm == "aligned" \
             else None
@@ -342,7 +475,8 @@ def _sentence(row, prot, choices, reps):
                     "noise.")
         else:
             text = (f"At ε = {eps:g}{where}, protecting {cols} costs nothing detectable "
-                    f"beyond {label}: {pct(cost, se)}, p = {row['cost_p_value']:.2g}.")
+                    f"beyond {label}: {pct(cost, se)}, "
+                    f"{_not_significant(row['cost_p_value'])}.")
         out.append(text)
     else:
         out.append(f"At ε = {eps:g}{where}:")
@@ -350,15 +484,23 @@ def _sentence(row, prot, choices, reps):
         text = (f"Best method: {row['winner']}, "
                 f"{_times(row['winner_ratio'], row['winner_ratio_se'])} × the error of the "
                 "non-private tree")
+        others = f"that protects {cols}" if paradigm == "aligned" else \
+            "that respects this protection"
+        lead = (f"{row['winner_lead']:.2f} ± {2 * row['winner_lead_se']:.2f} × DT's error"
+                if np.isfinite(row.get("winner_lead_se", np.nan)) else "")
         if row["winner_significant"]:
-            text += ", significantly better than every other method"
-        elif row.get("runner_up"):
-            other = prot.iloc[1]
-            text += (f" (not significantly ahead of {row['runner_up']}, "
-                     f"{_times(other['ratio'], other['ratio_se'])})")
+            text += (f", significantly better than every other method {others} (paired over "
+                     f"the splits: ahead of the closest, {row['winner_lead_over']}, by {lead}, "
+                     f"Wilcoxon p = {row['winner_lead_p']:.2g})")
+        elif isinstance(row.get("winner_lead_over"), str):
+            other = prot[prot["method"] == row["winner_lead_over"]].iloc[0]
+            text += (f" (not significantly ahead of {row['winner_lead_over']}, "
+                     f"{_times(other['ratio'], other['ratio_se'])}: paired over the splits "
+                     f"ahead by {lead}, {_not_significant(row['winner_lead_p'])})")
         if row["winner"] == "Hist" and prot.iloc[0].get("t") == 1:
             text += "; Hist with t = 1 is a privately estimated mean: nothing beat the average"
         out.append(text + ".")
+        out.append(_yardstick_sentence(row, cols))
         out.append(_rmse_sentence(row, choices.get("target")))
     if np.isfinite(row.get("hot_t", np.nan)):
         if row["hot_t"] == 1:
@@ -366,7 +508,7 @@ def _sentence(row, prot, choices, reps):
                        "t = 1, so it ignored the protected columns and used the public ones "
                        "only.")
         elif "hot_gain" in row:
-            verdict = "helped" if row["hot_gain_p"] < ALPHA else "may have helped (not " \
+            verdict = "helped" if row["hot_gain_significant"] else "may have helped (not " \
                 "significant)"
             out.append(f"HistOfTree's private histogram {verdict}: {row['hot_method']} chose "
                        f"t = {row['hot_t']}, {pct(-row['hot_gain'], row['hot_gain_se'])} "
@@ -377,7 +519,15 @@ def _sentence(row, prot, choices, reps):
     if 0.5**reps >= ALPHA:
         out.append(f"(With {_splits(reps, False)} no difference can be significant at {ALPHA}: use "
                    "at least 5, better 20.)")
-    return " ".join(out)
+    return " ".join(text for text in out if text)
+
+
+def _not_significant(p_value):
+    """Why a difference is not called significant (:func:`significant`): the test's p-value,
+    or, when that is below the level, the error bar that still covers no difference."""
+    if p_value < ALPHA:
+        return f"not significant: Wilcoxon p = {p_value:.2g}, but ± 2 SE includes 0"
+    return f"p = {p_value:.2g}"
 
 
 def cost_sentences(costs, ranking):
@@ -396,8 +546,7 @@ def cost_sentences(costs, ranking):
         if top.empty:
             out.append(f"At ε = {eps:g}, protecting any one column alone costs nothing.")
             continue
-        listed = ", ".join(f"{r.column} {pct(r.cost, r.se)}{'*' if r.significant else ''}"
-                           for r in top.itertuples())
+        listed = listed_costs(top, star=True)
         legend = " (* significant)" if top["significant"].any() else ""
         out.append(f"At ε = {eps:g}, protecting one column alone costs most for {listed}"
                    f"{legend}.")

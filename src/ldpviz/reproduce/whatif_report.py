@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 from ..datasets._common import shortlist
 from .paper import LABEL_LDP_SENTENCE, LABEL_ONLY
 from .report import HtmlReport
-from .whatif_answers import in_units, pct, units, wide_summary
+from .whatif_answers import YARDSTICK, in_units, pct, units, wide_summary
 
 __all__ = [
     "answers_display",
@@ -42,14 +42,38 @@ STYLE = {
     "ParDT": ("#D55E00", "D", "-"), "KRR": ("#CC79A7", "P", "-"), "Hist": ("#E69F00", "X", "-"),
     "HistOfTree s=0": ("#000000", "*", "--"), "LabelDT": ("#777777", "h", "--"),
 }
+#: The training mean's line (the yardstick) in every ratio figure.
+YARDSTICK_STYLE = ("#555555", "-.")
+YARDSTICK_LABEL = f"{YARDSTICK} (no feature, no privacy)"
 PLOTLY_SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "v": "triangle-down",
                   "D": "diamond", "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
 PARADIGMS = ("aligned", "personalized")
 
 
+#: What the ratio table's star, ± and rows mean (the console, the markdown and the HTML).
+RATIO_LEGEND = (
+    "mean ± 2 SE over the splits; * = the best method that respects the protection, "
+    "significantly better than each other one (paired over the splits: a one-sided Wilcoxon "
+    "signed-rank test at 0.05 and a mean paired difference beyond 2 SE; the ± shown is each "
+    "method's own spread over the splits, wider than the paired differences). HistOfTree s=0 "
+    f"and LabelDT protect the label only. Under 'no privacy': DT, the reference, and the "
+    f"yardstick to beat, the {YARDSTICK.lower()} (the mean of the training labels predicted "
+    "for every row: no feature, no privacy)")
+COSTS_LEGEND = (
+    "* = significant: paired over the splits, a one-sided Wilcoxon signed-rank test at 0.05 "
+    "and a mean paired difference beyond 2 SE; 0% (unused) = the same test error on every "
+    "split: the tree seeing every column did not use that column")
+
+
 def _rows(result):
     summary = result.summary
     return summary[summary["role"].isin(["protected", "label"])]
+
+
+def yardstick_ratio(result):
+    """The training mean's MSE over DT's (:data:`YARDSTICK`), or None if it did not run."""
+    rows = result.summary[result.summary["method"] == YARDSTICK]
+    return float(rows["ratio"].iloc[0]) if len(rows) else None
 
 
 def label_only_note(result):
@@ -114,6 +138,7 @@ def matplotlib_figure(result):
     # About 13 characters of 10-point text per inch of figure width.
     fig.suptitle(figure_title(result, int(13 * fig.get_figwidth())), fontsize=10)
     epsilons = sorted(rows["epsilon"].dropna().unique())
+    yardstick = yardstick_ratio(result)
     handles = {}
     with plt.rc_context({"font.size": 11}):
         for ax, paradigm in zip(axes, paradigms, strict=True):
@@ -127,6 +152,9 @@ def matplotlib_figure(result):
                     group["epsilon"] * dodge, group["ratio"], yerr=2 * group["ratio_se"],
                     label=method, color=color, marker=marker, ls=line, capsize=3)
             ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+            if yardstick is not None:
+                handles[YARDSTICK_LABEL] = ax.axhline(yardstick, color=YARDSTICK_STYLE[0],
+                                                      lw=1.2, ls=YARDSTICK_STYLE[1])
             ax.set_xscale("log")
             ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
             if len(epsilons) == 1:  # centre a lone epsilon instead of pinning it to an edge
@@ -184,6 +212,14 @@ def plotly_ratios(result):
                 line={"color": color, "dash": "dash" if line == "--" else "solid"},
                 error_y={"type": "data", "array": 2 * group["ratio_se"], "visible": True}),
                 row=1, col=col)
+        yardstick = yardstick_ratio(result)
+        if yardstick is not None:
+            epsilons = sorted(rows["epsilon"].unique())
+            fig.add_trace(go.Scatter(
+                x=[epsilons[0] / 1.2, epsilons[-1] * 1.2], y=[yardstick] * 2,
+                name=YARDSTICK_LABEL, legendgroup=YARDSTICK, showlegend=col == 1, mode="lines",
+                line={"color": YARDSTICK_STYLE[0], "dash": "dashdot", "width": 1.5},
+                hovertemplate=f"{YARDSTICK}: %{{y:.2f}} × DT<extra></extra>"), row=1, col=col)
         fig.update_xaxes(type="log", title_text="ε", row=1, col=col,
                          tickvals=sorted(rows["epsilon"].unique()))
     fig.update_yaxes(title_text="MSE / non-private tree's MSE (± 2 SE)", row=1, col=1)
@@ -213,9 +249,12 @@ def plotly_costs(result, top=30):
 # Text
 # ----------------------------------------------------------------------------------------------
 def _costs_table(costs):
-    wide = costs.assign(cell=[pct(c, s if np.isfinite(s) else None) + ("*" if sig else "")
-                              for c, s, sig in zip(costs["cost"], costs["se"],
-                                                   costs["significant"], strict=True)])
+    unused = costs["unused"] if "unused" in costs else [False] * len(costs)
+    wide = costs.assign(cell=["0% (unused)" if no else
+                              pct(c, s if np.isfinite(s) else None) + ("*" if sig else "")
+                              for c, s, sig, no in zip(costs["cost"], costs["se"],
+                                                       costs["significant"], unused,
+                                                       strict=True)])
     return wide.pivot(index="column", columns="epsilon", values="cell")
 
 
@@ -229,6 +268,12 @@ def answers_display(table):
             row["× DT"] = f"{r['winner_ratio']:.2f} ± {2 * r['winner_ratio_se']:.2f}"
             row["test RMSE: DT → best"] = (f"{units(r['reference_rmse'])} → "
                                           f"{units(r['winner_rmse'])}")
+        if np.isfinite(r.get("yardstick_ratio", np.nan)):
+            row[f"{YARDSTICK}: × DT, RMSE"] = (
+                f"{r['yardstick_ratio']:.2f} ± {2 * r['yardstick_ratio_se']:.2f}, "
+                f"{units(r['yardstick_rmse'])}")
+            if isinstance(r.get("winner"), str):
+                row["best beats the mean?"] = "yes" if r["beats_yardstick"] else "no"
         if isinstance(r.get("label_method"), str):
             row["best label-only"] = r["label_method"]
             row["× DT (label-only)"] = f"{r['label_ratio']:.2f} ± {2 * r['label_ratio_se']:.2f}"
@@ -245,10 +290,7 @@ def console_text(result, max_columns=25):
     lines = ["Answer:"] + [f"  - {s}" for s in result.sentences]
     table = wide_summary(result.summary)
     if not table.empty:
-        lines += ["", "MSE ratio to the non-private tree DT (mean ± 2 SE over the splits; "
-                  "* = significantly better than every other method that respects the "
-                  "protection, one-sided Wilcoxon signed-rank test at 0.05; "
-                  "HistOfTree s=0 and LabelDT protect the label only):", "",
+        lines += ["", f"MSE ratio to the non-private tree DT ({RATIO_LEGEND}):", "",
                   markdown_table(table)]
         rmse = reference_rmse(result)
         if rmse is not None:
@@ -262,10 +304,9 @@ def console_text(result, max_columns=25):
         if result.ranking:
             costs = costs.reindex(list(reversed(result.ranking)))
         note = f" (the {max_columns} costliest)" if len(costs) > max_columns else ""
-        star = "; * significant" if result.costs["significant"].any() else ""
         lines += ["", f"Cost of protecting one column alone{note}: extra error of ParDT "
                   "with that column protected, against the same tree seeing every column "
-                  f"(same privatised labels; ± 2 SE{star}):", "",
+                  f"(same privatised labels; ± 2 SE; {COSTS_LEGEND}):", "",
                   markdown_table(costs.head(max_columns))]
     return "\n".join(lines)
 
@@ -364,11 +405,11 @@ def html_report(result, command=None):
         report.heading("Every method, relative to the non-private tree")
         report.figure(plotly_ratios(result), caption="Mean MSE over the splits divided by the "
                       "mean MSE of the best non-private decision tree (DT); bars: ± 2 SE. "
-                      "Dashed: label-only privacy (every feature public).")
+                      "Dashed: label-only privacy (every feature public). Dash-dotted: the "
+                      f"{YARDSTICK.lower()}, a constant that uses no feature and no privacy: "
+                      "a method above that line predicts worse than the mean.")
         report.table(wide_summary(result.summary), index=True,
-                     caption="MSE ratio to DT, mean ± 2 SE; * significantly better than every "
-                             "other method that respects the protection (one-sided Wilcoxon "
-                             "signed-rank, 0.05).")
+                     caption=f"MSE ratio to DT: {RATIO_LEGEND}.")
         if label_only_note(result):
             report.paragraph(label_only_note(result), kind="note")
         report.table(answers_display(result.answers),
@@ -382,7 +423,7 @@ def html_report(result, command=None):
                       "labels and splits; ± 2 SE.")
         report.table(_costs_table(result.costs).reindex(
             list(reversed(result.ranking or [])) or None), index=True,
-            caption="Extra error when protected alone, ± 2 SE; * significant.")
+            caption=f"Extra error when protected alone, ± 2 SE; {COSTS_LEGEND}.")
     report.heading("Every choice made (to repeat the run)")
     if command:
         report.code(command)
