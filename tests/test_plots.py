@@ -165,6 +165,7 @@ ALL_FIGURES = {
     "plot_attack": lambda: plots.plot_attack(__import__("ldpviz.bcdp").bcdp.attack_table(
         [0.0, 0.5, 1.0], n=500)),
     "plot_bcdp_sweep": lambda: plots.plot_bcdp_sweep(_sweep()),
+    "plot_oracle_variance": lambda: plots.plot_oracle_variance(epsilon=1.0, k=16),
 }
 
 

@@ -145,17 +145,40 @@ def binary_rr(bits, epsilon, rng):
     """
     epsilon = check_epsilon(epsilon)
     q, _ = _rr_constants(epsilon)
-    bits = np.asarray(bits).astype(bool)
+    bits = np.asarray(bits)
+    _check_per_user_output("binary_rr", bits.shape, 18, "unary_reports or estimate_frequencies"
+                           "(values, k, epsilon, 'sue')")
+    bits = bits.astype(bool)
     return bits ^ (rng.random(bits.shape) < q)
+
+
+def _check_per_user_output(owner, shape, bytes_per_entry, oracle_call):
+    """Refuse, before allocating, a per-user (n, k) result beyond the ``max_bytes`` budget,
+    naming its size and the frequency API that returns the k frequencies in O(n + k)."""
+    n, k = (shape[0], int(np.prod(shape[1:]))) if len(shape) else (1, 1)
+    size = bytes_per_entry * n * k
+    limit = get_config()["max_bytes"]
+    if size > limit:
+        raise ValueError(
+            f"{owner} would return every user's entries, an (n, k) = ({n:,}, {k:,}) array "
+            f"needing {size:,} bytes, more than the budget max_bytes = {limit:,}; for the k "
+            f"frequencies use ldpviz.frequency_oracles.{oracle_call}, in O(n + k) memory, or "
+            f"keep n <= {max(limit // (bytes_per_entry * k), 1):,}, or raise the budget with "
+            "ldpviz.set_config(max_bytes=...).")
 
 
 def debias_binary_rr(reported, epsilon):
     """Unbiased estimate ``C (b - q)`` of each indicator from its RR bit (eq 5, used in eq 9).
 
-    Post-processing of the released reports: it uses no raw data and costs no privacy.
+    Post-processing of the released reports: it uses no raw data and costs no privacy. Returns
+    an array of the reports' shape, refused beyond the ``max_bytes`` budget; the k frequencies
+    alone: :func:`ldpviz.frequency_oracles.estimate_unary`.
     """
     q, C = _rr_constants(check_epsilon(epsilon))
-    return C * (np.asarray(reported, dtype=float) - q)
+    reported = np.asarray(reported)
+    _check_per_user_output("debias_binary_rr", reported.shape, 16, "estimate_unary(reports, "
+                           "epsilon, optimized=False)")
+    return C * (reported.astype(float) - q)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -233,13 +256,17 @@ def debias_grr(reported, k, epsilon):
 
     ``(1{report = j} - p_other) / (p_true - p_other)`` (eqs 16-17, used in eq 9); ``epsilon``
     may be one budget or an array of per-user budgets. Post-processing of the released
-    reports: it uses no raw data and costs no privacy.
+    reports: it uses no raw data and costs no privacy. The (n, k) result is refused beyond the
+    ``max_bytes`` budget; the k frequencies alone, in O(n + k) memory:
+    :func:`ldpviz.frequency_oracles.estimate_grr`.
     """
     epsilon = _budgets(epsilon)
     reported = np.asarray(reported)
     if reported.dtype.kind not in "iu":
         reported = reported.astype(np.int64)
     epsilon = np.broadcast_to(np.reshape(epsilon, (-1, 1)), (len(reported), 1))
+    _check_per_user_output("debias_grr", (len(reported), k), 8, "estimate_grr(reports, k, "
+                           "epsilon)")
     out = np.empty((len(reported), k))
     for lo in range(0, len(reported), _DRAW_BLOCK):  # blocks: small work arrays at any n
         b = slice(lo, lo + _DRAW_BLOCK)

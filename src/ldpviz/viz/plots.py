@@ -433,3 +433,42 @@ def plot_bcdp_sweep(table):
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
                frameon=False, fontsize="small")
     return fig
+
+
+#: Line style of each oracle: OLH dashed over OUE, whose variance it nearly equals.
+_ORACLE_STYLE = {"grr": (COLORS[1], "-"), "sue": (COLORS[2], "-"), "oue": (COLORS[0], "-"),
+                 "olh": (BLACK, "--")}
+
+
+@_styled
+def plot_oracle_variance(**view_kwargs):
+    """Variance of a share's estimate per frequency oracle, against k and against epsilon.
+
+    Draws :func:`ldpviz.viz.views.oracle_variance_view` (same keyword arguments): left, against
+    the number of values k at the given epsilon, with GRR's crossover ``k = 3 e^eps + 2``;
+    right, against epsilon at the given k.
+    """
+    out = views.oracle_variance_view(**view_kwargs)
+    fig, axes = _figure(ncols=2, width=4.4, height=3.6)
+    for name in out["oracles"]:
+        color, style = _ORACLE_STYLE[name]
+        label = out["labels"][name]
+        axes[0].loglog(out["k_values"], out["by_k"][name], style, color=color, label=label)
+        axes[1].semilogy(out["epsilons"], out["by_epsilon"][name], style, color=color,
+                         label=label)
+    cross = out["crossover_k"]
+    if cross <= out["k_values"][-1]:
+        axes[0].axvline(cross, color="grey", ls=":", lw=1)
+        axes[0].annotate(rf"$k = 3e^\varepsilon + 2$ ≈ {cross:.3g}", (cross, 0.97),
+                         xycoords=("data", "axes fraction"), xytext=(4, 0),
+                         textcoords="offset points", ha="left", va="top", fontsize=10,
+                         color="0.3")
+    n_text = f"n = {out['n']:,.0f}"
+    axes[0].set(xlabel="number of values k", ylabel="variance of a share's estimate",
+                title=f"ε = {out['epsilon']:g}, {n_text}")
+    axes[1].axvline(out["epsilon"], color="grey", ls=":", lw=1)
+    axes[1].set(xlabel="ε", title=f"k = {out['k']:,}, {n_text}")
+    # one legend below both panels: inside, it covered the flat lines of SUE, OUE and OLH
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=4,
+               frameon=False)
+    return fig

@@ -27,6 +27,7 @@ from .._validation import (
 )
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..estimators import HistOfTree
+from ..frequency_oracles import ORACLES, best_oracle, olh_hash_range, oracle_variance
 from ..masks import aligned_mask, gamma_mask
 from ..mechanisms import (
     grr_probabilities,
@@ -586,3 +587,49 @@ def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
         best[name] = dict(zip(grid, values, strict=True))
     return {"methods": list(COMPARISON_GRIDS), "mse": np.array(mse), "se": np.array(se),
             "best": best}
+
+
+#: Domain sizes and budgets of :func:`oracle_variance_view`'s two curves.
+ORACLE_K_GRID = np.unique(np.rint(np.geomspace(2, 1 << 16, 65)).astype(np.int64))
+ORACLE_EPSILONS = np.linspace(0.25, 6.0, 47)
+ORACLE_NAMES = {"grr": "GRR", "sue": "SUE", "oue": "OUE", "olh": "OLH"}
+
+
+def oracle_variance_view(epsilon=1.0, k=16, n=10_000):
+    """How precisely each frequency oracle estimates a share, against k and against epsilon.
+
+    The variance of one value's estimated share (count / n) at true share 0, Wang et al.'s
+    Var* / n^2 (:func:`ldpviz.frequency_oracles.oracle_variance`), for GRR, SUE, OUE and OLH:
+    GRR's grows with k, the others' do not, and GRR is best below ``k = 3 e^eps + 2``.
+
+    Parameters
+    ----------
+    epsilon : float in (0, 20]
+        Budget of the curves against k.
+    k : int in [2, 2^31 - 2]
+        Number of values of the curves against epsilon.
+    n : number of users (>= 1)
+
+    Returns
+    -------
+    dict with ``oracles`` (the four names), ``labels`` (display names), ``k_values``
+    (:data:`ORACLE_K_GRID`) and ``by_k`` (name -> variance at each k, at ``epsilon``),
+    ``epsilons`` (:data:`ORACLE_EPSILONS`) and ``by_epsilon`` (name -> variance at each
+    epsilon, at ``k``), ``best_by_k`` and ``best_by_epsilon`` (the smallest's name at each
+    point), ``best`` (at the given k and epsilon), ``crossover_k`` (``3 e^eps + 2``),
+    ``olh_g`` (OLH's hash range at ``epsilon``) and the arguments.
+    """
+    epsilon = check_real(epsilon, "epsilon", low=0.0, high=20.0, low_open=True)
+    k = check_int(k, "k", 2, (1 << 31) - 2)
+    n = check_real(n, "n", low=1.0)
+    by_k = {o: oracle_variance(o, n, ORACLE_K_GRID, epsilon, share=True) for o in ORACLES}
+    by_eps = {o: oracle_variance(o, n, k, ORACLE_EPSILONS, share=True) for o in ORACLES}
+    return {
+        "oracles": ORACLES, "labels": ORACLE_NAMES,
+        "k_values": ORACLE_K_GRID, "by_k": by_k,
+        "epsilons": ORACLE_EPSILONS, "by_epsilon": by_eps,
+        "best_by_k": best_oracle(ORACLE_K_GRID, epsilon),
+        "best_by_epsilon": best_oracle(k, ORACLE_EPSILONS),
+        "best": best_oracle(k, epsilon), "crossover_k": 3 * np.exp(epsilon) + 2,
+        "olh_g": olh_hash_range(epsilon), "epsilon": epsilon, "k": k, "n": n,
+    }
