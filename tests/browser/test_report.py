@@ -1,8 +1,14 @@
 """The what-if HTML report in headless Chromium: works with every request to the network
-blocked, draws its plotly figures, and fits the window at 1024, 1366 and 1920 px."""
+blocked, draws its plotly figures, and fits the window at 1024, 1366 and 1920 px; a report on a
+table of hostile names shows them as text, with no link, markup or script of theirs live."""
+
+import functools
+import http.server
+import threading
 
 import numpy as np
 import pytest
+from _hostile_table import COLUMNS, LINK, MATH, PRIVATE, run_realdata, write_table
 
 from ldpviz.reproduce.whatif import whatif
 from ldpviz.reproduce.whatif_report import html_report
@@ -50,3 +56,70 @@ def test_report_works_offline_and_fits(page, report_html, kind, width):
     body = p.evaluate("document.body.clientWidth")
     container = min(body, 1100) * 0.85  # the page is at most 1100 px wide (its style sheet)
     assert all(x["width"] >= container - 48 for x in plots), (plots, body)
+
+
+# ----------------------------------------------------------------------------------------------
+# A table of hostile names (tests/_hostile_table.py), through the command line
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    """The reports of ``realdata`` on the hostile table (with --private, and without: every
+    column's cost), served over HTTP from 127.0.0.1 so that a live relative link or image of
+    the data would make a request the test sees."""
+    folder = tmp_path_factory.mktemp("hostile")
+    path = write_table(folder)
+    for kind, extra in (("private", ["--private", *PRIVATE]), ("costs", [])):
+        done = run_realdata(path, folder / kind, *extra)
+        assert done.returncode == 0, done.stderr[-3000:]
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# Elements the data could have made live: links and images anywhere (plotly draws <a> in its
+# SVG for an <a href> label; its own tool bar is the only place links belong), bold, italic
+# and styled text in the figures, and every script that is not the page's own.
+LIVE = """() => ({
+  links: Array.from(document.querySelectorAll('a')).filter(a => !a.closest('.modebar'))
+    .map(a => a.outerHTML.slice(0, 120)),
+  images: document.querySelectorAll('img, image').length,
+  styled: Array.from(document.querySelectorAll('.js-plotly-plot tspan[style]'))
+    .map(t => t.getAttribute('style')).filter(s => /font-weight|font-style|font-size|fill/
+    .test(s)),
+  scripts: document.querySelectorAll('script').length,
+  figures: document.querySelectorAll('.figure').length,
+  ticks: Array.from(document.querySelectorAll('.xtick text')).map(t => t.textContent),
+  legend: Array.from(document.querySelectorAll('.legendtext')).map(t => t.textContent),
+  text: document.body.innerText,
+})"""
+
+
+@pytest.mark.parametrize("kind", ["private", "costs"])
+def test_hostile_names_show_as_text_and_nothing_of_theirs_is_live(page, hostile_site, kind):
+    p = page.page
+    requests, dialogs = [], []
+    p.on("request", lambda request: requests.append(request.url))
+    p.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    url = f"{hostile_site}/{kind}/realdata.html"
+    p.goto(url, wait_until="load")
+    expected = 1 if kind == "costs" else 2
+    p.wait_for_function(f"(n) => ({DRAWN}).length >= n", arg=expected, timeout=30_000)
+    live = p.evaluate(LIVE)
+    assert live["links"] == [] and live["images"] == 0 and live["styled"] == [], live
+    assert live["scripts"] == 1 + live["figures"]  # plotly.js and one per figure
+    assert not dialogs, dialogs
+    assert not page.external, page.external
+    assert {u for u in requests if not u.endswith("/favicon.ico")} == {url}, requests
+    assert not page.console_errors, page.console_errors
+    names = PRIVATE if kind == "private" else [c.strip() for c in COLUMNS]
+    if kind == "costs":
+        assert set(names) <= set(live["ticks"]), live["ticks"]  # the cost chart's axis
+    for name in (LINK, MATH):
+        assert name in live["text"]  # the answer or the tables, literally

@@ -69,6 +69,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import check_grid_budget
+from .._safe_text import write_csv
 from .._validation import PrivacyWarning, check_choice
 from ..adhistoftree import AdHistOfTree
 from ..baselines import DT, KRR, Hist, LabelDT, ParDT
@@ -525,7 +526,7 @@ def write_outputs(out, stem, frames=None, text=None, figure=None):
     written = []
     for suffix, frame in (frames or {}).items():
         path = out / f"{stem}{suffix}.csv"
-        frame.to_csv(path, index=False)
+        write_csv(frame, path)  # no cell a spreadsheet runs
         written.append(path)
     if text is not None:
         path = out / f"{stem}.md"

@@ -17,13 +17,14 @@ reproduction report can do the same::
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
+
+from .._safe_text import html_text as _escape
 
 __all__ = ["HtmlReport"]
 
@@ -52,10 +53,6 @@ td.higher { background: #fde0dd; } td.lower { background: #e5f5e0; }
 td.agrees { background: #e5f5e0; } td.differs { background: #fde0dd; }
 nav ol { columns: 2; } .legend span { padding: 0 0.4em; }
 """
-
-
-def _escape(text):
-    return html.escape(str(text), quote=True)
 
 
 class HtmlReport:
@@ -122,7 +119,10 @@ class HtmlReport:
     def figure(self, fig, caption=None):
         """A plotly Figure, drawn by the plotly.js embedded once in the page."""
         self._plotly = True
-        spec = fig.to_json().replace("</", "<\\/")  # plotly's own encoder; no '</script>'
+        # plotly's own encoder; then no <, > or & at all inside the script element (they can
+        # only sit in JSON strings, where \u003c, \u003e and \u0026 mean the same).
+        spec = fig.to_json().replace("<", "\\u003c").replace(">", "\\u003e") \
+            .replace("&", "\\u0026")
 
         div = f"fig{len(self.blocks)}"
         config = json.dumps({"displaylogo": False, "responsive": True, "showLink": False,

@@ -133,7 +133,8 @@ class WhatIf:
     answers : DataFrame
         Per (epsilon, paradigm): the numbers behind the answer and the ``sentence``
         (``yardstick_ratio``, ``yardstick_rmse`` and ``beats_yardstick``: the training mean
-        and whether the best protecting method beats it significantly).
+        and whether the best protecting method beats it significantly; with splits too few
+        for any test to be significant, on average).
     costs : DataFrame or None
         Per (column, epsilon): the cost of protecting that column alone (see the module
         docstring), with ``se``, ``p_value``, ``significant`` and ``rank``.

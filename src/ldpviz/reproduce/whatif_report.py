@@ -5,6 +5,10 @@ every grid point, the summary, the answers, the per-column costs), static PNG fi
 markdown summary and a self-contained HTML report (:class:`ldpviz.reproduce.report.HtmlReport`:
 plotly embedded inline, no external URL) with the answers, the tables, the figures and every
 choice made.
+
+Names from the table (columns, categories, the file and the target) reach every output inert
+(:mod:`ldpviz._safe_text`): no formula in a CSV cell, no markup in the HTML or a plotly label,
+no link or broken row in the markdown, no mathtext in a PNG.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .._safe_text import markdown_text, mpl_text, plotly_text, write_csv
 from ..datasets._common import shortlist
 from .paper import LABEL_LDP_SENTENCE, LABEL_ONLY
 from .report import HtmlReport
 from .whatif_answers import YARDSTICK, in_units, pct, units, wide_summary
 
 __all__ = [
+    "answer_markdown",
     "answers_display",
     "console_text",
     "costs_figure",
@@ -48,6 +54,13 @@ YARDSTICK_LABEL = f"{YARDSTICK} (no feature, no privacy)"
 PLOTLY_SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "v": "triangle-down",
                   "D": "diamond", "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
 PARADIGMS = ("aligned", "personalized")
+#: One colour per epsilon in the cost charts: the report's palette (Okabe-Ito, as :data:`STYLE`).
+EPSILON_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
+                   "#000000", "#777777")
+
+
+def _epsilon_colour(i):
+    return EPSILON_COLOURS[i % len(EPSILON_COLOURS)]
 
 
 #: What the ratio table's star, ± and rows mean (the console, the markdown and the HTML).
@@ -83,12 +96,15 @@ def label_only_note(result):
     return LABEL_LDP_SENTENCE if set(LABEL_ONLY) <= methods else None
 
 
-def markdown_table(frame, index=True):
-    """A DataFrame as a markdown table (no optional dependency)."""
+def markdown_table(frame, index=True, escape=None):
+    """A DataFrame as a markdown table (no optional dependency). ``escape``: applied to every
+    header and cell, e.g. :func:`ldpviz._safe_text.markdown_text` for a markdown file (a ``|``
+    in a name then stays inside its cell)."""
+    escape = escape or str
     frame = frame.reset_index() if index else frame
-    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    head = "| " + " | ".join(escape(c) for c in frame.columns) + " |"
     rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row)
+    body = ["| " + " | ".join(escape(f"{v:.4g}" if isinstance(v, float) else v) for v in row)
             + " |" for row in frame.itertuples(index=False)]
     return "\n".join([head, rule, *body])
 
@@ -129,14 +145,24 @@ def figure_title(result, width):
     return "\n".join(textwrap.fill(line, width) for line in lines)
 
 
+def _no_math():
+    """matplotlib settings under which no text is TeX (a user's rcParams may ask for it)."""
+    return plt.rc_context({"text.usetex": False})
+
+
 def matplotlib_figure(result):
     """MSE ratio to DT against epsilon (mean +- 2 SE), one panel per paradigm, titled with what
     it shows (:func:`figure_title`)."""
     rows = _rows(result)
     paradigms = [p for p in PARADIGMS if (rows["paradigm"] == p).any()] or ["aligned"]
+    with _no_math():
+        return _ratio_figure(result, rows, paradigms)
+
+
+def _ratio_figure(result, rows, paradigms):
     fig, axes = _new_figure(len(paradigms), height=5.0, sharey=True)
-    # About 13 characters of 10-point text per inch of figure width.
-    fig.suptitle(figure_title(result, int(13 * fig.get_figwidth())), fontsize=10)
+    # About 13 characters of 10-point text per inch of figure width; names are data.
+    fig.suptitle(mpl_text(figure_title(result, int(13 * fig.get_figwidth()))), fontsize=10)
     epsilons = sorted(rows["epsilon"].dropna().unique())
     yardstick = yardstick_ratio(result)
     handles = {}
@@ -165,33 +191,53 @@ def matplotlib_figure(result):
         axes[0].set_ylabel("MSE / MSE of the non-private tree (± 2 SE)")
         order = [m for m in STYLE if m in handles] + [m for m in handles if m not in STYLE]
         # About three entries fit across one panel; more would run off the figure's edges.
-        fig.legend([handles[m] for m in order], order, loc="outside lower center",
-                   ncol=min(len(order), 3 * len(paradigms)), fontsize=9, frameon=False)
+        fig.legend([handles[m] for m in order], [m.replace(" (", "\n(") for m in order],
+                   loc="outside lower center", ncol=min(len(order), 3 * len(paradigms)),
+                   fontsize=9, frameon=False)
     return fig
 
 
 def costs_figure(result, top=20):
     """Cost of protecting each column alone (+- 2 SE), the ``top`` costliest, per epsilon."""
+    with _no_math():
+        return _costs_figure(result, top)
+
+
+def _costs_figure(result, top):
     costs = result.costs
     order = costs.groupby("column")["cost"].mean().sort_values(ascending=False).index[:top]
     epsilons = sorted(costs["epsilon"].unique())
-    fig, (ax,) = _new_figure(1, width=max(6.0, 0.45 * len(order) + 2), height=4.6)
+    ticks = [_tick(c) for c in order]
+    # Room below the axes for the longest tick label, slanted at 60 degrees.
+    height = 3.2 + 0.07 * max(len(t) for t in ticks)
+    fig, (ax,) = _new_figure(1, width=max(6.0, 0.45 * len(order) + 2), height=height)
     width = 0.8 / len(epsilons)
     x = np.arange(len(order))
     for i, eps in enumerate(epsilons):
         sub = costs[costs["epsilon"] == eps].set_index("column").reindex(order)
         ax.bar(x + i * width - 0.4 + width / 2, 100 * sub["cost"], width,
-               yerr=200 * sub["se"], capsize=2, label=f"ε = {eps:g}")
+               yerr=200 * sub["se"], capsize=2, label=f"ε = {eps:g}", color=_epsilon_colour(i),
+               ecolor="#333333")
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xticks(x, list(order), rotation=60, ha="right")
-    ax.set_ylabel("extra error when protected alone (%, ± 2 SE)")
+    ax.set_xticks(x, [mpl_text(t) for t in ticks], rotation=60, ha="right")
+    ax.set_ylabel("extra error (%, ± 2 SE)")
     c = result.choices
-    ax.set_title(textwrap.fill(f"cost of protecting one column alone: {c['data']}"
-                               + (f", predicting {c['target']}" if c.get("target") else "")
-                               + f"; {c['splits']} splits", int(13 * fig.get_figwidth())),
-                 fontsize=10)
+    ax.set_title(mpl_text(textwrap.fill(
+        f"cost of protecting one column alone: {c['data']}"
+        + (f", predicting {c['target']}" if c.get("target") else "")
+        + f"; {c['splits']} splits", int(13 * fig.get_figwidth()))), fontsize=10)
     ax.legend(fontsize=8)
     return fig
+
+
+#: Longest tick label of the static cost chart; a longer name is cut with "…" there (the
+#: tables, the HTML and its interactive chart show it whole).
+MAX_TICK = 60
+
+
+def _tick(name):
+    name = str(name)
+    return name if len(name) <= MAX_TICK else name[:MAX_TICK - 1] + "…"
 
 
 def plotly_ratios(result):
@@ -235,10 +281,13 @@ def plotly_costs(result, top=30):
     order = list(costs.groupby("column")["cost"].mean().sort_values(ascending=False)
                  .index[:top])
     fig = go.Figure()
-    for eps in sorted(costs["epsilon"].unique()):
+    shown = [plotly_text(c) for c in order]  # names are data: plotly would render markup
+    for i, eps in enumerate(sorted(costs["epsilon"].unique())):
         sub = costs[costs["epsilon"] == eps].set_index("column").reindex(order)
-        fig.add_trace(go.Bar(x=order, y=100 * sub["cost"], name=f"ε = {eps:g}",
-                             error_y={"type": "data", "array": 200 * sub["se"]}))
+        fig.add_trace(go.Bar(x=shown, y=100 * sub["cost"], name=f"ε = {eps:g}",
+                             marker_color=_epsilon_colour(i),
+                             error_y={"type": "data", "array": 200 * sub["se"],
+                                      "color": "#333333"}))
     fig.update_layout(barmode="group", height=440, template="plotly_white",
                       yaxis_title="extra error when protected alone (%, ± 2 SE)",
                       margin={"t": 30}, legend={"orientation": "h", "y": -0.35})
@@ -248,6 +297,11 @@ def plotly_costs(result, top=30):
 # ----------------------------------------------------------------------------------------------
 # Text
 # ----------------------------------------------------------------------------------------------
+def _by_epsilon(wide):
+    """A table with one column per epsilon, headed "ε = 2" rather than "2.0"."""
+    return wide.rename(columns=lambda e: f"ε = {e:g}" if isinstance(e, float) else e)
+
+
 def _costs_table(costs):
     unused = costs["unused"] if "unused" in costs else [False] * len(costs)
     wide = costs.assign(cell=["0% (unused)" if no else
@@ -285,36 +339,64 @@ def answers_display(table):
     return pd.DataFrame(rows)
 
 
-def console_text(result, max_columns=25):
-    """What the command prints: the answer in words, then the tables."""
-    lines = ["Answer:"] + [f"  - {s}" for s in result.sentences]
+def answer_markdown(result):
+    """The answer as a markdown bullet list that shows every name literally (for a notebook's
+    ``display(Markdown(...))``: a column named ``[x](https://...)`` is no link)."""
+    return "\n".join(f"* {markdown_text(sentence)}" for sentence in result.sentences)
+
+
+def console_text(result, max_columns=25, markdown=False):
+    """What the command prints: the answer in words, then the tables. ``markdown``: every
+    piece of text escaped for a markdown file (:func:`ldpviz._safe_text.markdown_text`), so
+    that it renders as printed."""
+    text = markdown_text if markdown else str
+    lines = ["Answer:"] + [f"  - {text(s)}" for s in result.sentences]
     table = wide_summary(result.summary)
     if not table.empty:
-        lines += ["", f"MSE ratio to the non-private tree DT ({RATIO_LEGEND}):", "",
-                  markdown_table(table)]
+        lines += ["", text(f"MSE ratio to the non-private tree DT ({RATIO_LEGEND}):"), "",
+                  markdown_table(_by_epsilon(table), escape=text)]
         rmse = reference_rmse(result)
         if rmse is not None:
-            lines += ["", f"The non-private tree DT's test RMSE is {units(rmse)} "
-                      f"({in_units(result.choices.get('target'))}); a ratio r above is a test "
-                      "RMSE √r times DT's."]
+            lines += ["", text(f"The non-private tree DT's test RMSE is {units(rmse)} "
+                               f"({in_units(result.choices.get('target'))}); a ratio r above "
+                               "is a test RMSE √r times DT's.")]
         if label_only_note(result):
-            lines += ["", label_only_note(result)]
+            lines += ["", text(label_only_note(result))]
     if result.costs is not None:
         costs = _costs_table(result.costs)
         if result.ranking:
             costs = costs.reindex(list(reversed(result.ranking)))
         note = f" (the {max_columns} costliest)" if len(costs) > max_columns else ""
-        lines += ["", f"Cost of protecting one column alone{note}: extra error of ParDT "
-                  "with that column protected, against the same tree seeing every column "
-                  f"(same privatised labels; ± 2 SE; {COSTS_LEGEND}):", "",
-                  markdown_table(costs.head(max_columns))]
+        lines += ["", text(f"Cost of protecting one column alone{note}: extra error of ParDT "
+                           "with that column protected, against the same tree seeing every "
+                           f"column (same privatised labels; ± 2 SE; {COSTS_LEGEND}):"), "",
+                  markdown_table(_by_epsilon(costs.head(max_columns)), escape=text)]
     return "\n".join(lines)
 
 
+#: What an unset choice means, said in the report instead of "None" or an empty field.
+UNSET = {
+    "private": "none: each column's cost was measured alone",
+    "personalized": "none: the aligned paradigm only",
+    "aligned_rule": "not run (no protected columns given)",
+    "personalized_rule": "not run (no columns some users also protect)",
+    "methods": "ParDT and DT only (the per-column costs)",
+    "columns_left_out": "none",
+    "public_feature_bounds": "none given",
+    "feature_bounds_read_off_data": "none",
+    "feature_values_clipped": "none",
+    "identifier_like": "none found",
+    "loader_summary": "nothing to add",
+    "grid_notes": "none",
+    "target": "not named",
+}
+
+
 def _choices_for_report(choices):
-    keep = dict(choices)
-    keep.pop("feature_names", None)
-    return keep
+    """Every choice, with words for the unset ones (:data:`UNSET`, else "none")."""
+    keep = {k: v for k, v in choices.items() if k != "feature_names"}
+    return {k: UNSET.get(k, "none") if v is None or (hasattr(v, "__len__") and len(v) == 0)
+            else v for k, v in keep.items()}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -358,7 +440,7 @@ def write_whatif(result, out, stem="realdata", command=None, log=None):
     def save_csv(frame, suffix):
         if frame is not None and len(frame):
             path = out / f"{stem}{suffix}.csv"
-            frame.to_csv(path, index=False)
+            write_csv(frame, path)  # no cell a spreadsheet runs
             written.append(path)
 
     save_csv(result.best, "")
@@ -376,9 +458,10 @@ def write_whatif(result, out, stem="realdata", command=None, log=None):
         path = out / f"{stem}{suffix}.png"
         fig.savefig(path, dpi=120)
         written.append(path)
-    text = console_text(result)
+    text = console_text(result, markdown=True)
     path = out / f"{stem}.md"
-    path.write_text(f"# What-if: {result.choices['data']}\n\n{text}\n", encoding="utf-8")
+    path.write_text(f"# What-if: {markdown_text(result.choices['data'])}\n\n{text}\n",
+                    encoding="utf-8")
     written.append(path)
     written.append(html_report(result, command).write(out / f"{stem}.html"))
     stale = [p.name for p in removed if p.name not in {Path(w).name for w in written}]
@@ -408,8 +491,9 @@ def html_report(result, command=None):
                       "Dashed: label-only privacy (every feature public). Dash-dotted: the "
                       f"{YARDSTICK.lower()}, a constant that uses no feature and no privacy: "
                       "a method above that line predicts worse than the mean.")
-        report.table(wide_summary(result.summary), index=True,
-                     caption=f"MSE ratio to DT: {RATIO_LEGEND}.")
+        report.table(_by_epsilon(wide_summary(result.summary)), index=True,
+                     caption="MSE ratio to DT, mean ± 2 SE (read the legend below).")
+        report.paragraph(f"{RATIO_LEGEND[0].upper()}{RATIO_LEGEND[1:]}.", kind="note")
         if label_only_note(result):
             report.paragraph(label_only_note(result), kind="note")
         report.table(answers_display(result.answers),
@@ -421,9 +505,10 @@ def html_report(result, command=None):
         report.figure(plotly_costs(result), caption="ParDT with only that column protected, "
                       "against the same tree seeing every column, on the same privatised "
                       "labels and splits; ± 2 SE.")
-        report.table(_costs_table(result.costs).reindex(
-            list(reversed(result.ranking or [])) or None), index=True,
-            caption=f"Extra error when protected alone, ± 2 SE; {COSTS_LEGEND}.")
+        report.table(_by_epsilon(_costs_table(result.costs).reindex(
+            list(reversed(result.ranking or [])) or None)), index=True,
+            caption="Extra error when protected alone, ± 2 SE.")
+        report.paragraph(f"{COSTS_LEGEND[0].upper()}{COSTS_LEGEND[1:]}.", kind="note")
     report.heading("Every choice made (to repeat the run)")
     if command:
         report.code(command)
