@@ -165,6 +165,17 @@ def _heatmap(ax, z, vmin=-0.5, vmax=3.0):
                      aspect="equal", interpolation="nearest")
 
 
+def _estimate_name(view_kwargs, out=None):
+    """Which HistOfTree estimate a view fitted, for a figure's title: eq (9) as printed or
+    ldpviz's stable estimate, and the budget split rho when a view reports it."""
+    paper = view_kwargs.get("cell_estimate", "stable") == "paper"
+    name = "eq (9) as printed" if paper else "stable estimate"
+    if out is not None and "rho" in out:
+        auto = view_kwargs.get("rho", 0.5) == "auto"
+        name += f", ρ = {out['rho']:.2g}" + (" (auto)" if auto else "")
+    return name
+
+
 @_styled
 def plot_partition(**view_kwargs):
     """The combined partition on a 2-D slice, coloured by f~ (see views.partition_view)."""
@@ -177,8 +188,8 @@ def plot_partition(**view_kwargs):
                linewidths=0.5, alpha=0.8, label="users (a protected coordinate at random)")
     ax.set_xlabel(_feature(x_axis, out["x_private"]))
     ax.set_ylabel(_feature(y_axis, out["y_private"]))
-    ax.set_title(f"{out['n_cells']} cells, MSE {out['mse']:.3f} "
-                 f"(no privacy: {out['mse_nonprivate']:.3f})")
+    ax.set_title(f"{out['n_cells']} cells, {_estimate_name(view_kwargs, out)}: "
+                 f"MSE {out['mse']:.3f}\n(no privacy, same cells: {out['mse_nonprivate']:.3f})")
     fig.colorbar(image, ax=ax, label=r"$\tilde f(x)$")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False, ncols=2,
               markerscale=2, fontsize="small")
@@ -192,7 +203,8 @@ def plot_surface(**view_kwargs):
     # three maps in one row (2.6 in each, the colour bar beside): titles on two lines
     # and ticks at 0, 0.5, 1 (0.25 steps ran into each other), y tick labels on the first only
     fig, axes = _figure(ncols=3, width=2.6, height=3.6, extra=0.95)
-    titles = ("truth $f^*$\n", rf"privatised $\tilde f$" f"\n(MSE {out['mse']:.3f})",
+    estimate = _estimate_name(view_kwargs)
+    titles = ("truth $f^*$\n", rf"$\tilde f$, {estimate}" f"\n(MSE {out['mse']:.3f})",
               f"no privacy, same cells\n(MSE {out['mse_nonprivate']:.3f})")
     for ax, key, title in zip(axes, ("truth", "private", "nonprivate"), titles, strict=True):
         image = _heatmap(ax, out[key])
