@@ -77,12 +77,31 @@ def _code(path):
 
 # Numbers the prose derives, with what they must equal (to the digits written).
 EXACT = {
-    "00": {},
+    "00": {"1.5": "course_plan.PACE.code_cell"},  # the plan's pace: minutes per code cell
+    "01": {
+        "100": "np.sqrt(10_000)",  # local vs central DP: sqrt(N)
+        "10": "3 * np.e + 2",  # Wang et al.'s crossing k < 3 e^eps + 2, at eps = 1
+        "10.2": "3 * np.e + 2",
+        "166": "3 * np.exp(4) + 2",  # ... at eps = 4
+        "62.2": "100 * np.exp(0.5) / (1 + np.exp(0.5))",  # Exercise 1: RR keeps the truth
+        "88.1": "100 * np.exp(2) / (1 + np.exp(2))",
+        "47.5": "100 * mechanisms.grr_probabilities(4, 1.0)[0]",  # Exercise 2: GRR
+        "17.5": "100 * mechanisms.grr_probabilities(4, 1.0)[1]",
+        "40.2": "100 * mechanisms.grr_probabilities(12, 2.0)[0]",
+        "5.4": "100 * mechanisms.grr_probabilities(12, 2.0)[1]",
+        "5.2": "52 * 0.1",  # Exercise 3: a year of weekly answers at 0.1
+        "181": "np.exp(5.2)",
+        "0.525": "np.exp(0.1) / (1 + np.exp(0.1))",  # one answer's majority
+        "0.640": "fundamentals.repeated_collection(0.1, [52]).iloc[0, 2]",
+        "0.96": "fundamentals.repeated_collection(0.5, [52]).iloc[0, 2]",
+        # Exercise 4: GRR's variance over OUE's at k = 50, eps = 1
+        "4.7": "frequency_oracles.oracle_variance('grr', 1, 50, 1.0)"
+               " / frequency_oracles.oracle_variance('oue', 1, 50, 1.0)",
+    },
     "02": {
         "3": "0.75 / 0.25",  # Warner's two coins: P(yes | yes) / P(yes | no)
         "75000": "0.5 * 150_000",  # the histogram edge of income, in the public box
         "50": "20 + 0.5 * (80 - 20)",  # the tree's split of age
-        "100": "np.sqrt(10_000)",  # local vs central DP: sqrt(N)
         "4.0": "mechanisms.laplace_scale(mechanisms.split_budget(1.0, 0.5)[0], 1.0)",
         "5.66": "np.sqrt(2) * 4",
         "51200": "(2 * np.sqrt(2) * 4 / 0.05) ** 2",
@@ -154,6 +173,7 @@ EXACT = {
 # Values a notebook sets in code (each must appear literally in one of its code cells).
 PARAMETERS = {
     "00": set(),
+    "01": {"0.5", "0.1"},
     "02": {"0.1", "0.9", "0.6", "100000", "0.05", "0.5", "2.5", "1.0"},
     "03": {"0.5", "0.9"},
     "04": {"0.3", "0.6", "0.5", "0.25"},
@@ -165,8 +185,15 @@ PARAMETERS = {
 
 # Constants that are not measured, with the reason.
 DECLARED = {
-    "00": {"0.01": "the constant c that notebook 05 sets in code (quoted by the plan)",
-           "1": "a misreading of epsilon = 1 ('1% leak') that the instructor notes correct"},
+    "00": {"1": "a misreading of epsilon = 1 ('1% leak') that the instructor notes correct",
+           "0.125": "the mechanism explorer's smallest epsilon (a slider value)",
+           "10.12": "the macOS version in a reference's title (Tang et al., 2017)",
+           "1709.02753": "an arXiv identifier (Tang et al., 2017)"},
+    "01": {"87": "Sweeney (2000): share of the 1990 US population unique on ZIP, birth date "
+                 "and sex (quoted)",
+           "63": "Golle (2006): the same share with the 2000 census (quoted)",
+           "1.25": "the Gaussian mechanism's constant, Dwork & Roth, Theorem A.1 (quoted)",
+           "10.12": "the macOS version Tang et al. (2017) measured"},
     "02": {"0.125": "the mechanism explorer's smallest epsilon (a slider value)"},
     "03": {},
     "04": {},
@@ -188,11 +215,14 @@ def _evaluate(expression):
     import inspect
 
     import ldpviz
-    from ldpviz import bcdp, masks, mechanisms, theory
+    from ldpviz import bcdp, frequency_oracles, masks, mechanisms, theory
     from ldpviz.reproduce import whatif
+    from ldpviz.viz import course_plan, fundamentals
 
     names = {"np": np, "math": math, "ldpviz": ldpviz, "mechanisms": mechanisms,
-             "theory": theory, "bcdp": bcdp, "masks": masks, "whatif": whatif, "inspect": inspect}
+             "theory": theory, "bcdp": bcdp, "masks": masks, "whatif": whatif, "inspect": inspect,
+             "frequency_oracles": frequency_oracles, "fundamentals": fundamentals,
+             "course_plan": course_plan}
     return eval(expression, names)  # expressions written in this file, never user input
 
 
