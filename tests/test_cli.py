@@ -5,6 +5,7 @@ import functools
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -413,7 +414,12 @@ def _bad_files(tmp_path):
 
 # (name, argv built from the files, words the message must contain)
 BAD = [
-    ("no command", lambda f, o: [], "required"),
+    ("no command", lambda f, o: [], "needs a COMMAND: reproduce (the paper's figures"),
+    ("reproduce without a name", lambda f, o: ["reproduce"],
+     "needs a NAME: fig2a, fig2b, fig2c or fig2d (a panel of Figure 2), table1, table2 or "
+     "table3"),  # said only "the following arguments are required: name"
+    ("realdata without a target", lambda f, o: ["realdata", f["good"]],
+     "needs --target COLUMN (the label column"),
     ("unknown command", lambda f, o: ["simulate"], "invalid choice"),
     ("unknown figure", lambda f, o: ["reproduce", "fig9"], "fig9"),
     ("negative seed", lambda f, o: ["reproduce", "fig2a", "--seed", "-1"], "--seed"),
@@ -533,7 +539,9 @@ BAD = [
                                     "xgboost"], "--methods"),
     ("missing file", lambda f, o: ["realdata", f["good"] + ".missing", "--target", "cost",
                                    "--out", o], "missing"),
-    ("a folder as the file", lambda f, o: ["realdata", o, "--target", "cost"], "not a file"),
+    ("a folder as the file", lambda f, o: ["realdata", os.path.dirname(f["a file"]), "--target",
+                                          "cost"],
+     "is a folder, not a file"),
     ("unknown target", lambda f, o: ["realdata", f["good"], "--target", "price", "--out", o],
      "price"),
     ("unknown private", lambda f, o: ["realdata", f["good"], "--target", "cost", "--private",
@@ -695,3 +703,68 @@ def test_bad_invocations_print_no_traceback_through_python_m(tmp_path):
         assert "Traceback" not in out.stderr
         assert out.stderr.strip().splitlines()[-1].startswith("ldpviz: error:")
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+# ----------------------------------------------------------------------------------------------
+# A command line that answers at once: --help and usage errors load no numerical library
+# ----------------------------------------------------------------------------------------------
+NUMERICAL = ("numpy", "scipy", "pandas", "sklearn", "matplotlib", "plotly", "joblib")
+USAGE = [["--help"], [], ["reproduce", "--help"], ["realdata", "--help"], ["reproduce"],
+         ["reproduce", "fig9"], ["simulate"], ["reproduce", "fig2a", "--n-jobs", "64"],
+         ["reproduce", "fig2a", "--seed", "-1"], ["reproduce", "table1", "--quick"],
+         ["reproduce", "table1", "--label-range", "leaky"],
+         ["realdata", "missing.csv", "--target", "y"], ["realdata", "README.md"],
+         ["realdata", "README.md", "--target", "y", "--epsilon", "nan"],
+         ["realdata", "README.md", "--target", "y", "--methods", "hot-me"],
+         ["realdata", "README.md", "--target", "y", "--grid", "hot.t=2", "--grid", "hot.t=3"],
+         ["realdata", "README.md", "--target", "y", "--x-range", "a", "0", "1", "--x-range",
+          "a", "0", "2"],
+         ["realdata", "README.md", "--target", "y", "--feature-bounds", "missing.csv"]]
+
+
+def _imports(*argv):
+    """Run ``python -X importtime -m ldpviz ARGV``; return it and the top-level packages it
+    imported."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "ldpviz", *argv],
+                         capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    names = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in out.stderr.splitlines()
+             if line.startswith("import time:") and "|" in line}
+    return out, names
+
+
+@pytest.mark.parametrize("argv", USAGE, ids=[" ".join(a) or "(nothing)" for a in USAGE])
+def test_help_and_usage_errors_load_no_numerical_library(argv):
+    """--help took 5-13 s on a busy two-core machine, and so did every one-line usage error:
+    the parser imported the whole stack (bench_cli.py times it)."""
+    out, names = _imports(*argv)
+    errors = [line for line in out.stderr.splitlines() if not line.startswith("import time:")]
+    assert out.returncode == (0 if "--help" in argv else 2), errors
+    if out.returncode:
+        assert len(errors) == 1 and errors[0].startswith("ldpviz: error:"), errors
+    assert "importtime" not in " ".join(errors)
+    assert names, "python -X importtime printed no imports: the check would see nothing"
+    assert not names & set(NUMERICAL), f"{' '.join(argv)} imported {names & set(NUMERICAL)}"
+
+
+def test_a_command_still_loads_what_it_needs(tmp_path):
+    """The check above would also pass if nothing ran: a real command imports the stack."""
+    out, names = _imports("reproduce", "fig2a", "--reps", "1", "--max-minutes", "1e-6",
+                          "--out", str(tmp_path))
+    assert out.returncode == 2 and "is estimated at" in out.stderr
+    assert {"numpy", "pandas", "sklearn"} <= names
+
+
+def test_the_parser_offers_what_the_commands_run():
+    """The parser reads names from ldpviz.reproduce.catalog (no imports); the modules that
+    run them use the same objects or agree with them."""
+    from ldpviz.reproduce import catalog, whatif, whatif_inputs
+
+    assert tuple(paper.FIGURES) == catalog.FIGURE_NAMES
+    assert paper.TABLE_EPSILON is catalog.TABLE_EPSILON
+    assert paper.TABLE_DATASETS is catalog.TABLE_DATASETS
+    assert tuple(datasets.LABEL_RANGE_POLICIES) == catalog.LABEL_RANGE_POLICIES
+    assert whatif.METHODS is catalog.METHODS
+    assert whatif.MAX_MINUTES == whatif_inputs.MAX_MINUTES == catalog.MAX_MINUTES
+    for name in catalog.TABLE_DATASETS:
+        assert name in datasets.UCI_DATASETS

@@ -13,6 +13,10 @@ Bad arguments and bad data never end in a traceback: one line ``ldpviz: error: .
 stderr and exit status 2. Warnings are one line each (``ldpviz: warning: ...``). Runs are
 cached under ``OUT/.ldpviz_cache``: rerun the same command after an interruption and it resumes.
 Set ``LDPVIZ_DEBUG=1`` to see the traceback of an unexpected error.
+
+The parser and every check of the options import only the standard library (and
+:mod:`ldpviz.reproduce.catalog`, plain data): ``--help`` and a usage error answer at once, and
+numpy, pandas and scikit-learn are loaded when a command starts its work.
 """
 
 from __future__ import annotations
@@ -28,11 +32,12 @@ import time
 import warnings
 from pathlib import Path
 
-from ._validation import PrivacyWarning
+from .reproduce import catalog
 
 EXIT_INPUT, EXIT_INTERRUPT, EXIT_INTERNAL = 2, 130, 1
 #: A negative number as argparse should see it: -2, -2.5, -.5, -1e3, -2.5E-3.
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_REQUIRED = re.compile(r"^the following arguments are required: (.*)$")
 
 
 class InputError(Exception):
@@ -50,12 +55,18 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)  # the default action, "store"
         self.register("action", "store", _StoreOnce)
         self._given = set()
+        #: What a missing required argument is, for the error ("needs a NAME: fig2a, ...")
+        self.needs = {}
 
     def parse_known_args(self, args=None, namespace=None):
         self._given = set()
         return super().parse_known_args(args, namespace)
 
     def error(self, message):
+        missing = _REQUIRED.match(message)
+        if missing:  # argparse's "the following arguments are required: name" names no value
+            names = [name.strip() for name in missing[1].split(", ")]
+            message = f"{self.prog} needs " + " and ".join(self.needs.get(n, n) for n in names)
         print(f"ldpviz: error: {_one_line(message)} (see '{self.prog} --help')",
               file=sys.stderr)
         raise SystemExit(EXIT_INPUT)
@@ -112,13 +123,32 @@ def _epsilon(text):
     return value
 
 
-def _n_jobs(text):
-    from .reproduce.runtime import check_n_jobs
-
+def _cores():
+    """The cores this process may run on. joblib's count (which the run checks again with
+    :func:`ldpviz.reproduce.runtime.check_n_jobs`) is never larger: it also reads CPU quotas,
+    and importing joblib imports numpy."""
     try:
-        return check_n_jobs(_integer(-(2**63))(text), "--n-jobs")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _n_jobs(text):
+    """--n-jobs as joblib reads it, at most the machine's cores (check_n_jobs's words)."""
+    value = _integer(-(2**63))(text)
+    cores = _cores()
+    if value == 0:
+        raise argparse.ArgumentTypeError("must not be 0: use 1 (no parallelism) or -1 (every "
+                                         "core).")
+    if value > cores:
+        raise argparse.ArgumentTypeError(
+            f"{value} asks for more workers than this machine's {cores} cores; use "
+            f"--n-jobs <= {cores} (or -1 for every core).")
+    if value < -cores:
+        raise argparse.ArgumentTypeError(
+            f"{value} leaves no core of this machine's {cores}; use --n-jobs >= "
+            f"{-cores} (-1 is every core).")
+    return value
 
 
 def _fraction(text):
@@ -142,14 +172,14 @@ def _folder(text):
 
 
 def _parser():
-    from .reproduce import paper
-    from .reproduce.whatif import MAX_MINUTES, METHODS
-
-    figures, tables = tuple(paper.FIGURES), tuple(paper.TABLE_EPSILON)
+    figures, tables = catalog.FIGURE_NAMES, tuple(catalog.TABLE_EPSILON)
+    max_minutes, methods = catalog.MAX_MINUTES, catalog.METHODS
 
     parser = _Parser(prog="ldpviz",
                      description="Semi-feature LDP experiments (HistOfTree and competitors).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{reproduce,realdata}",
+    parser.needs = {"COMMAND": "a COMMAND: reproduce (the paper's figures and tables) or "
+                               "realdata (what protecting columns of your CSV costs)"}
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
 
     def common(p, reps, default_out, reps_help=None):
@@ -182,7 +212,12 @@ def _parser():
                          epilog="Examples: python -m ldpviz reproduce table1 --label-range all "
                                 "--n-jobs 2; python -m ldpviz reproduce report --out results "
                                 "--n-jobs 2")
-    rep.add_argument("name", choices=figures + tables + ("report",))
+    names = (f"{', '.join(figures[:-1])} or {figures[-1]} (a panel of Figure 2), "
+             f"{', '.join(tables[:-1])} or {tables[-1]} (Tables 1-3), or report (all of them "
+             "in one HTML page)")
+    rep.add_argument("name", choices=figures + tables + ("report",), metavar="NAME",
+                     help=f"what to reproduce: {names}")
+    rep.needs = {"NAME": f"a NAME: {names}"}
     common(rep, None, "ldpviz_results",
            reps_help="default 50 as in the paper; report: 30 for Figure 2 and 15 splits per "
                      "table, to fit 15 minutes on two cores")
@@ -200,7 +235,7 @@ def _parser():
                           "leaks, for comparison only), or all; several are run side by side")
     rep.add_argument("--max-minutes", type=_minutes, default=None,
                      help=f"figures and tables: refuse a run estimated to take longer "
-                          f"(default {MAX_MINUTES})")
+                          f"(default {max_minutes})")
     rep.add_argument("--quick", action="store_true",
                      help="report: small samples and grids, 2 replications (tests the "
                           "pipeline in under a minute; not a reproduction)")
@@ -217,8 +252,10 @@ def _parser():
                     "ordering. Writes CSV, PNG, markdown and a self-contained HTML report.",
         epilog="Example: python -m ldpviz realdata my.csv --target cost --private income age "
                "--y-range 0 5000 --epsilon 1 2 4 --n-jobs 2")
-    real.add_argument("csv", type=Path, help="a CSV file with a header row")
-    real.add_argument("--target", required=True, help="the label column")
+    real.add_argument("csv", type=Path, metavar="CSV", help="a CSV file with a header row")
+    real.add_argument("--target", required=True, metavar="COLUMN", help="the label column")
+    real.needs = {"CSV": "a CSV file (with a header row)",
+                  "--target": "--target COLUMN (the label column of the CSV)"}
     real.add_argument("--private", nargs="+", default=None, metavar="COL",
                       help="the columns every user protects (aligned paradigm). Without it "
                            "nothing is assumed: the per-column cost table is computed instead")
@@ -268,13 +305,13 @@ def _parser():
                       help="replace a grid's candidate values, e.g. hot.depth=1,2,4 or "
                            "tree.min_samples_leaf=10,100 (repeatable; METHOD in hot, adhot, "
                            "hist, tree, krr)")
-    real.add_argument("--methods", nargs="+", default=None, choices=list(METHODS),
+    real.add_argument("--methods", nargs="+", default=None, choices=list(methods),
                       metavar="KEY", help="methods to run (default all): "
-                      + ", ".join(METHODS) + "; DT always runs. adhot-me and adhot-cart "
+                      + ", ".join(methods) + "; DT always runs. adhot-me and adhot-cart "
                       "(AdHistOfTree) run in the personalized paradigm only: they need "
                       "--personalized")
-    real.add_argument("--max-minutes", type=_minutes, default=float(MAX_MINUTES),
-                      help=f"refuse a run estimated to take longer (default {MAX_MINUTES})")
+    real.add_argument("--max-minutes", type=_minutes, default=float(max_minutes),
+                      help=f"refuse a run estimated to take longer (default {max_minutes})")
     common(real, None, "ldpviz_results")
     return parser
 
@@ -306,7 +343,6 @@ def _run_options(args):
 # ----------------------------------------------------------------------------------------------
 def _check_reproduce_options(args):
     """Options that belong to another kind of target are refused, not ignored."""
-    from .datasets import LABEL_RANGE_POLICIES
     from .reproduce.whatif_cli import check_once
 
     kind = "report" if args.name == "report" else "table" if args.name.startswith("table") \
@@ -324,25 +360,26 @@ def _check_reproduce_options(args):
     check_once("--datasets", [(name, name) for name in args.datasets or []],
                "give each dataset once")
     policies = list(args.label_range or ["declared"])
+    known = catalog.LABEL_RANGE_POLICIES
     if "all" in policies:
-        policies = [p for p in policies if p != "all"] + [
-            p for p in LABEL_RANGE_POLICIES if p not in policies]
+        policies = [p for p in policies if p != "all"] + [p for p in known if p not in policies]
     for policy in policies:
-        if policy not in LABEL_RANGE_POLICIES:
-            raise InputError(f"--label-range must be among {', '.join(LABEL_RANGE_POLICIES)} "
-                             f"or all, got {policy!r}.")
+        if policy not in known:
+            raise InputError(f"--label-range must be among {', '.join(known)} or all, got "
+                             f"{policy!r}.")
     if len(set(policies)) < len(policies):
         raise InputError(f"--label-range names a policy twice: {' '.join(policies)}.")
     return policies
 
 
 def _reproduce(args, argv):
-    from .reproduce import paper
-    from .reproduce.whatif_report import markdown_table
-
     policies = _check_reproduce_options(args)
     if args.name == "report":
         return _report(args, argv)
+    from ._validation import PrivacyWarning
+    from .reproduce import paper
+    from .reproduce.whatif_report import markdown_table
+
     args.reps = 50 if args.reps is None else args.reps
     options = _run_options(args)
     names = args.datasets or list(paper.TABLE_DATASETS)
@@ -390,9 +427,8 @@ def _check_time(args, runs):
     """Say what the run will take; refuse it beyond --max-minutes, naming --reps that fit."""
     from .reproduce import paper
     from .reproduce.runtime import duration
-    from .reproduce.whatif import MAX_MINUTES
 
-    limit = 60 * (MAX_MINUTES if args.max_minutes is None else args.max_minutes)
+    limit = 60 * (catalog.MAX_MINUTES if args.max_minutes is None else args.max_minutes)
     seconds = paper.estimate_seconds(args.name, args.reps, args.n_jobs, runs)
     if seconds > limit:
         fit = int(args.reps * limit / seconds)
@@ -431,6 +467,13 @@ def _report(args, argv):
 def _realdata(args, argv):
     from .reproduce.whatif_cli import realdata
 
+    # a missing file is said at once, before the numerical stack is loaded to read it (a pipe
+    # such as <(...) is no regular file but reads as one)
+    for what, path in (("the CSV", args.csv), ("--feature-bounds", args.feature_bounds)):
+        if path is not None and path.is_dir():
+            raise InputError(f"{what} {str(path)!r} is a folder, not a file.")
+        if path is not None and not path.exists():
+            raise InputError(f"{what} {str(path)!r} does not exist.")
     return realdata(args, argv, _run_options(args))
 
 
@@ -438,7 +481,9 @@ def _realdata(args, argv):
 # Entry point
 # ----------------------------------------------------------------------------------------------
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    label = "WARNING (privacy)" if issubclass(category, PrivacyWarning) else "warning"
+    validation = sys.modules.get("ldpviz._validation")  # not imported: no PrivacyWarning yet
+    privacy = validation is not None and issubclass(category, validation.PrivacyWarning)
+    label = "WARNING (privacy)" if privacy else "warning"
     print(f"ldpviz: {label}: {_one_line(message)}", file=sys.stderr)
 
 

@@ -76,6 +76,7 @@ from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 from ..datasets import LABEL_RANGE_POLICIES, load_uci
 from ..estimators import HistOfTree
 from ..viz import plots
+from .catalog import TABLE_DATASETS, TABLE_EPSILON
 from .experiments import Arm, Mask, SplitData, SyntheticData, best_over_grid, compare, run
 from .runtime import effective_jobs
 
@@ -98,9 +99,6 @@ FIG2B_NS = (500, 1000, 2000, 5000, 10_000, 20_000)
 FIG2C_TS = (1, 2, 3, 4)
 FIG2C_DEPTHS = tuple(range(9))
 FIG2D_GAMMAS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
-TABLE_EPSILON = {"table1": 2, "table2": 1, "table3": 4}
-#: The four datasets with local copies (/work/shared/data); "qsar-fish" can be added.
-TABLE_DATASETS = ("abalone", "qsar-aquatic", "wine-red", "wine-white")
 #: CPU seconds per replication on the 2-core development machine, full grids
 #: (:mod:`ldpviz.reproduce.reproduction`): a Figure 2 panel; a table, per dataset and policy.
 SECONDS_PER_REP = {"fig2a": 6.0, "fig2b": 4.0, "fig2c": 1.0, "fig2d": 6.0, "table": 8.5 / 4}

@@ -40,6 +40,7 @@ from ..baselines import DT, KRR, Hist, LabelDT, ParDT
 from ..estimators import HistOfTree
 from ..masks import decade_mask
 from . import whatif_answers as answers
+from .catalog import METHODS  # by key: (display name, role), as the command line lists them
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
 from .runtime import duration, effective_jobs
@@ -59,15 +60,6 @@ from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here t
 __all__ = ["METHODS", "REFERENCE", "YARDSTICK", "DecadeMask", "WhatIf", "plot_whatif", "whatif",
            "whatif_summary"]
 
-#: Methods by key: (display name, role). "protected" methods respect the chosen protection,
-#: "label" methods protect the label only (every feature public), DT protects nothing.
-METHODS = {
-    "hot-me": ("HistOfTree ME", "protected"), "hot-cart": ("HistOfTree CART", "protected"),
-    "adhot-me": ("AdHistOfTree ME", "protected"),
-    "adhot-cart": ("AdHistOfTree CART", "protected"),
-    "pardt": ("ParDT", "protected"), "krr": ("KRR", "protected"), "hist": ("Hist", "protected"),
-    "hot0": ("HistOfTree s=0", "label"), "labeldt": ("LabelDT", "label"),
-}
 REFERENCE = "DT"
 #: The yardstick every answer is measured against: the training mean of the raw labels,
 #: predicted for every test row. It uses no feature and no privacy (a server under label LDP

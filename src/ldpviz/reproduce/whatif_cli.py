@@ -12,10 +12,10 @@ import re
 import shlex
 import warnings
 
-from .._validation import PrivacyWarning
-from . import whatif_data, whatif_report
 from .grids import parse_grid_option
-from .whatif import whatif
+
+# The numerical stack (whatif_data, whatif_report, whatif and the library under them) is
+# imported once the options are checked: a usage error is answered at once.
 
 __all__ = ["check_once", "cli_terms", "realdata"]
 
@@ -42,13 +42,17 @@ def _grids(options):
 
 def _bounds(args):
     """Public feature bounds: the ``--feature-bounds`` file, then ``--x-range`` (which wins)."""
-    try:
-        bounds = dict(whatif_data.read_bounds(args.feature_bounds)) if args.feature_bounds else {}
-    except (OSError, ValueError) as exc:  # not found, not UTF-8, not column,lo,hi
-        raise ValueError(f"--feature-bounds: {exc}") from None
     x_range = args.x_range or []
     check_once("--x-range", [(column, f"bounds for {column!r}") for column, _, _ in x_range],
                "give each column's bounds once")
+    bounds = {}
+    if args.feature_bounds:
+        from . import whatif_data
+
+        try:
+            bounds = dict(whatif_data.read_bounds(args.feature_bounds))
+        except (OSError, ValueError) as exc:  # not found, not UTF-8, not column,lo,hi
+            raise ValueError(f"--feature-bounds: {exc}") from None
     for column, lo, hi in x_range:  # they replace the file's
         bounds[column] = (lo, hi)
     return bounds
@@ -127,8 +131,13 @@ def _realdata(args, argv, run_options):
     if args.label_range == "private" and args.y_range is not None:
         raise ValueError("--label-range private reads the range off the labels: drop "
                          "--y-range, or name its source (declared or independent).")
+    bounds = _bounds(args)
+    from .._validation import PrivacyWarning
+    from . import whatif_data, whatif_report
+    from .whatif import whatif
+
     table = whatif_data.load_table(args.csv, args.target, y_range=args.y_range,
-                                   x_bounds=_bounds(args), categorical=args.categorical,
+                                   x_bounds=bounds, categorical=args.categorical,
                                    drop_missing=args.drop_missing, decimal=args.decimal,
                                    categorical_columns=args.categorical_columns,
                                    max_categories=args.max_categories, drop=args.drop)

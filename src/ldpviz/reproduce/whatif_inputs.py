@@ -18,11 +18,10 @@ from .._validation import (
     is_real_number,
 )
 from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
+from .catalog import MAX_MINUTES  # noqa: F401 (the default time limit, the command line's)
 from .experiments import check_cache_dir
 from .runtime import check_n_jobs
 
-#: Default time limit of the what-if, in minutes (``max_seconds``; ``--max-minutes``).
-MAX_MINUTES = 120
 #: Largest epsilon accepted: beyond it the noise is negligible and AdHistOfTree's selection
 #: grows without bound.
 MAX_EPSILON = 1000.0
