@@ -250,11 +250,12 @@ def figure2(name, reps=50, seed=0, n_jobs=None, progress=True, cache_dir=None, *
     return results, best_over_grid(results)
 
 
-def plot_figure2(name, best):
-    """The panel from best-over-grid rows (mean +- 2 SE per series), via plots.figure2_panel."""
-    _, x, logx, title = FIGURES[name]
+def plot_figure2(name, best, title=None):
+    """The panel from best-over-grid rows (mean +- 2 SE per series), via plots.figure2_panel;
+    ``title`` replaces the panel's (e.g. to name the cell estimate it was measured with)."""
+    _, x, logx, default = FIGURES[name]
     return plots.figure2_panel(best, x=x, series="series", y="mse", logx=logx, logy=True,
-                               title=title)
+                               title=default if title is None else title)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -215,7 +215,8 @@ def comparison_explorer():
             _fit_log_axis(fig.layout.yaxis, min(floor, out["mse"].min()), ceiling)
         best = out["best"]["HistOfTree"]
         readout.value = readout_html([
-            ("HistOfTree uses", f"depth {best['depth']}, t = {best['t']}"),
+            ("HistOfTree uses", f"depth {best['depth']}, t = {best['t']}; the stable "
+                                "estimate, ρ = auto"),
             ("its rank", 1 + int(np.sum(out["mse"] < out["mse"][0])))])
 
     return Explorer(controls, [fig], readout, update, "Methods compared", note=COMPARISON_NOTE)

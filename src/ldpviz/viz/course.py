@@ -8,6 +8,10 @@ with their uncertainty over several noise draws; these helpers compute those sum
 
 from __future__ import annotations
 
+import json
+import warnings
+from dataclasses import dataclass
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -79,6 +83,187 @@ def paired_gap(results, by, first, second, y="mse", pair="rep"):
     if len(diff) < 2:
         raise ValueError(f"paired_gap needs at least 2 paired replications, got {len(diff)}.")
     return float(diff.mean()), float(2 * diff.std(ddof=1) / np.sqrt(len(diff)))
+
+
+def paired_verdicts(results, by, rivals, reference, per="epsilon", label=None, y="mse",
+                    pair="rep"):
+    """Each rival's paired gap to ``reference`` at each value of ``per``, with the course's
+    verdict: a gap within two standard errors is noise.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per (group, replication), the groups named in column ``by``.
+    by : str
+    rivals : list
+        Values of ``by`` compared with ``reference``.
+    reference : object
+        A value of ``by``.
+    per : str or list of str, default="epsilon"
+        One comparison per value (or combination of values) of these columns.
+    label : str or None
+        How the verdict names the reference (default: ``str(reference)``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``per`` columns, ``versus`` (the rival), ``gap`` (mean of rival minus reference
+        over paired replications, :func:`paired_gap`), ``2 SE``, ``gap ± 2 SE`` as text and
+        ``verdict``: "within the noise" when ``|gap| <= 2 SE``, else "<label> better" (the
+        rival's error is larger) or "<label> worse".
+    """
+    per = [per] if isinstance(per, str) else list(per)
+    _check_columns(results, [by, *per, y, pair], "paired_verdicts")
+    name = str(reference) if label is None else label
+    rows = []
+    for values, group in results.groupby(per, sort=True):
+        for rival in rivals:
+            gap, two_se = paired_gap(group, by, rival, reference, y=y, pair=pair)
+            verdict = ("within the noise" if abs(gap) <= two_se else
+                       f"{name} better" if gap > 0 else f"{name} worse")
+            rows.append({**dict(zip(per, values, strict=True)), "versus": rival, "gap": gap,
+                         "2 SE": two_se, "gap ± 2 SE": f"{gap:+.3f} ± {two_se:.3f}",
+                         "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class EstimateChange:
+    """Two cell estimates of the same arms on the same users (:func:`estimate_change`).
+
+    rows : both sets of best-over-grid rows, with an ``estimate`` column.
+    means : mean MSE and 2 SE per (series, estimate, epsilon) (:func:`mean_2se`).
+    change : the second estimate minus the first, paired by replication, with its verdict
+        (:func:`paired_verdicts`, per (series, epsilon)).
+    t : the bins t at the best grid point, per (series, estimate) and epsilon.
+    """
+
+    rows: pd.DataFrame
+    means: pd.DataFrame
+    change: pd.DataFrame
+    t: pd.DataFrame
+
+
+def estimate_change(first, second, names=("eq (9) as printed", "stable"), short="eq (9)"):
+    """What a second cell estimate changes: best-over-grid rows of the same arms (``series``,
+    ``epsilon``, ``rep``, ``mse``, ``t``), fitted on the same users with each estimate.
+
+    ``names`` label the two estimates; the verdicts name the first ``short`` ("eq (9)
+    worse": the second estimate's error is lower beyond two standard errors).
+    """
+    for table, arg in ((first, "first"), (second, "second")):
+        _check_columns(table, ["series", "epsilon", "rep", "mse"], f"estimate_change {arg}")
+    rows = pd.concat([first.assign(estimate=names[0]), second.assign(estimate=names[1])],
+                     ignore_index=True)
+    means = mean_2se(rows, ["series", "estimate", "epsilon"])
+    change = paired_verdicts(rows, "estimate", [names[1]], names[0],
+                             per=["series", "epsilon"], label=short)
+    chosen = rows.drop_duplicates(["series", "estimate", "epsilon"])
+    t = (chosen.pivot_table(index=["series", "estimate"], columns="epsilon", values="t")
+         if "t" in rows else pd.DataFrame())
+    return EstimateChange(rows, means, change, t)
+
+
+def ranked_grid_points(results, group="series"):
+    """The grid points of one method in one setting (one value of ``group``), ranked by
+    their mean error.
+
+    Runs :func:`ldpviz.reproduce.experiments.compare` (mean, standard error over the
+    replications, the one-sided Wilcoxon signed-rank test of Table 1's stars) with one group
+    per grid point, and adds each point's parameters and whether its mean is within two
+    standard errors of the best point's.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of str)
+        The table sorted by rank, and the notes ``compare`` gave (e.g. that too few
+        replications cannot reach significance).
+    """
+    from ..reproduce.experiments import compare
+
+    _check_columns(results, [group, "config", "rep", "mse"], "ranked_grid_points")
+    if results[group].nunique() != 1:
+        raise ValueError(f"ranked_grid_points: results must hold one {group}, got "
+                         f"{sorted(results[group].unique())[:5]}.")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ranked = compare(results, groups=[group], method="config")
+    ranked = ranked.sort_values("rank")
+    params = pd.DataFrame(ranked["config"].map(json.loads).tolist(), index=ranked.index)
+    ranked = ranked.join(params)
+    winner = ranked.iloc[0]
+    ranked["within 2 SE of the best"] = ranked["mean"] <= winner["mean"] + 2 * winner["se"]
+    return ranked.reset_index(drop=True), [str(w.message) for w in caught]
+
+
+def comparison_table(settings):
+    """:func:`ldpviz.viz.views.comparison_view` at several (epsilon, s*) settings, as one
+    table of "mean ± 2 SE" (the explorer's numbers): one row per method, one column per
+    setting."""
+    from . import views
+
+    columns = {}
+    for epsilon, s_star in settings:
+        out = views.comparison_view(epsilon=epsilon, s_star=s_star)
+        columns[epsilon, s_star] = [f"{m:.3f} ± {2 * e:.3f}"
+                                    for m, e in zip(out["mse"], out["se"], strict=True)]
+        methods = out["methods"]
+    table = pd.DataFrame(columns, index=methods)
+    table.columns.names = ["ε", "s*"]
+    return table
+
+
+def first_user_messages(X, y, W, epsilon, y_bound, user=0, k=4, t=2, depth=2,
+                        random_state=0):
+    """What one user sends under each method of notebook 06 (DT, LabelDT, ParDT, KRR,
+    HistOfTree, Hist), as one table.
+
+    Every baseline's ``privatize`` returns its users' messages. HistOfTree (the paper's
+    rho = 1/2, ``t`` bins, a depth-``depth`` tree) is fitted, then its users' side is replayed
+    from the same seed (one label release, eq 4, then one GRR cell report among the potential
+    cells, eq 17), as notebook 03 does, to show the cell a user reports.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method; columns ``x1 ... xd`` and ``label`` (the values sent, NaN where
+        nothing is sent), ``ε of the label`` (inf: in the clear) and ``also sent`` (text).
+    """
+    from ..baselines import KRR, Hist, LabelDT, ParDT
+    from ..estimators import HistOfTree
+    from ..mechanisms import cell_reports, privatize_labels
+
+    X, y, W = np.asarray(X, dtype=float), np.asarray(y, dtype=float), np.asarray(W, bool)
+    d = X.shape[1]
+    names = [f"x{j + 1}" for j in range(d)]
+    common = {"epsilon": epsilon, "y_bound": y_bound, "random_state": random_state}
+    labeldt = LabelDT(**common).privatize(X, y)
+    pardt = ParDT(**common).privatize(X, y, W)
+    krr = KRR(k=k, **common).privatize(X, y, W)
+    hist = Hist(t=t, **common).privatize(X, y)
+    hot = HistOfTree(t=t, depth=depth, rho=0.5, cell_estimate="paper", **common).fit(X, y, W=W)
+    rng = np.random.default_rng(random_state)  # HistOfTree's seed: replay its users' draws
+    privatize_labels(y, hot.epsilon_label_, y_bound, rng)  # round 1, as the fit drew it
+    report = cell_reports(hot.partition_, X, W, hot.epsilon_cells_, "grr", rng)
+    i = user
+    hidden = ", ".join(np.asarray(names)[W[i]])
+    rows = {
+        "DT": (X[i], y[i], np.inf, ""),
+        "LabelDT": (labeldt.features[i], labeldt.labels[i], epsilon, ""),
+        "ParDT": (pardt.features[i], pardt.labels[i], epsilon, ""),
+        "KRR": (krr.features[i], krr.labels[i], krr.epsilon_label[i],
+                f"{hidden}: {k}-level RR, ε = {krr.epsilon_feature[i]:g} each"),
+        "HistOfTree": (np.where(W[i], np.nan, X[i]), hot.y_tilde_[i], hot.epsilon_label_,
+                       f"cell {report.reported[i]} of V_i = "
+                       f"{np.flatnonzero(report.potential[i]).tolist()}, GRR, "
+                       f"ε = {hot.epsilon_cells_:g}"),
+        "Hist": (np.full(d, np.nan), np.nan, np.nan,
+                 f"{hist.z.shape[1] + hist.w.shape[1]} noisy numbers"),
+    }
+    return pd.DataFrame.from_dict(
+        {m: [*map(float, features), float(label), float(eps), also]
+         for m, (features, label, eps, also) in rows.items()},
+        orient="index", columns=[*names, "label", "ε of the label", "also sent"])
 
 
 def plot_potential_cells(partition, x, w, names=("$x_1$", "$x_2$"), title=None):
