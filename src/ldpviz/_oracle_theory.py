@@ -9,7 +9,14 @@ import numpy as np
 
 from . import _olh_hash
 from ._config import check_budget, get_config
-from ._validation import as_real_array, check_bool, check_choice, check_epsilon, check_int
+from ._validation import (
+    as_real_array,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_epsilon_array,
+    check_int,
+)
 
 ORACLES = ("grr", "sue", "oue", "olh")
 # Largest k: OLH hashes values below the prime 2^31 - 1; estimates take O(k) memory.
@@ -135,8 +142,7 @@ def _check_theory(oracle, k, epsilon):
         k = np.asarray(k)
         if k.dtype.kind not in "iu" or np.any((k < 2) | (k > MAX_K)):
             raise ValueError(f"k must hold integers in [2, {MAX_K}], got {k!r}.")
-    epsilon = (check_epsilon(epsilon) if np.ndim(epsilon) == 0
-               else _check_budgets(epsilon, None))
+    epsilon = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilon_array(epsilon)
     return oracle, k, epsilon
 
 

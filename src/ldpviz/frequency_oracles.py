@@ -3,18 +3,16 @@
 The four protocols of Wang, Blocki, Li and Jha, *Locally Differentially Private Protocols for
 Frequency Estimation* (USENIX Security 2017; "Wang et al." below):
 
-============  ==================================================  ==========================
-``oracle``    what a user sends                                   Var* per count / n
-============  ==================================================  ==========================
-``"grr"``     generalized randomized response (their *direct      ``(k - 2 + e^eps) /
-              encoding*, DE): the value, or another one            (e^eps - 1)^2``
-``"sue"``     symmetric unary encoding (basic one-time RAPPOR):   ``e^{eps/2} /
-              k bits, each flipped with probability 1/(e^{eps/2}+1) (e^{eps/2} - 1)^2``
-``"oue"``     optimized unary encoding: the user's bit kept with  ``4 e^eps / (e^eps - 1)^2``
-              probability 1/2, the others set w.p. 1/(e^eps + 1)
-``"olh"``     optimized local hashing: a hash function and GRR    about ``4 e^eps /
-              of the hashed value over g = round(e^eps) + 1        (e^eps - 1)^2``
-============  ==================================================  ==========================
+* ``"grr"``: generalized randomized response (their *direct encoding*, DE): the user sends
+  their value, or one of the other k - 1; Var* = ``n (k - 2 + e^eps) / (e^eps - 1)^2``.
+* ``"sue"``: symmetric unary encoding (basic one-time RAPPOR): k bits, the one-hot vector of
+  the value with each bit flipped with probability ``1 / (e^{eps/2} + 1)``; Var* =
+  ``n e^{eps/2} / (e^{eps/2} - 1)^2``.
+* ``"oue"``: optimized unary encoding: the user's own bit is 1 with probability 1/2, every
+  other bit with ``1 / (e^eps + 1)``; Var* = ``n 4 e^eps / (e^eps - 1)^2``.
+* ``"olh"``: optimized local hashing: a random hash function of the value into
+  ``g = round(e^eps) + 1`` buckets, and GRR of the hashed value over the g buckets; Var*
+  about OUE's (equal when ``e^eps + 1`` is a whole number).
 
 All four are *pure* protocols in Wang et al.'s sense: a report supports the user's own value
 with probability p* and any other value with probability q* (:func:`oracle_probabilities`), and
@@ -29,7 +27,9 @@ for small k (``k < 3 e^eps + 2``), OUE and OLH for large k, whose Var* does not 
 Three ways in:
 
 * **at scale**: :func:`estimate_frequencies` randomizes and estimates in blocks of users, in
-  O(n + k) memory and keeping no per-user report (ten million users in seconds);
+  O(n + k) memory and keeping no per-user report (ten million users: under a second for GRR
+  and unary encoding; OLH's server tests every report against every value, n x k tests at
+  about 2 ns each);
 * **per user, for teaching**: the messages users send (:func:`grr_reports`,
   :func:`unary_reports`, :func:`olh_reports`) and the server's estimate from them
   (:func:`estimate_grr`, :func:`estimate_unary`, :func:`estimate_olh`);
