@@ -194,11 +194,12 @@ def _available(library):
 
 
 def _predict(previous, scale):
-    """Linear extrapolation of a per-user loop from the cell ten times smaller."""
-    if previous is None or previous.get("status") != "ok":
+    """Linear extrapolation of a per-user loop from the cell ten times smaller: from its
+    measurement, its own prediction when it was skipped, or its timeout (a lower bound)."""
+    if previous is None or previous.get("status") not in ("ok", "skipped", "timeout"):
         return None
-    return {"seconds": previous["seconds"] * scale,
-            "extra_mib": max(previous["extra_mib"], MIN_MIB) * scale}
+    extra = previous.get("extra_mib", 0.0)  # a timeout measured no memory: time decides
+    return {"seconds": previous["seconds"] * scale, "extra_mib": max(extra, MIN_MIB) * scale}
 
 
 def _show(result):

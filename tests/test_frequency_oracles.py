@@ -290,6 +290,10 @@ def test_best_oracle_switches_at_three_e_eps_plus_two():
         assert best_oracle(int(np.floor(cross - 0.5)), eps) == "grr"
         assert best_oracle(int(np.ceil(cross + 0.5)), eps) == "oue"
     assert list(best_oracle(np.array([2, 1024]), 1.0)) == ["grr", "oue"]
+    eps, k = np.meshgrid([0.5, 1.0, 2.0], [2, 16, 1024])  # a (k, epsilon) grid for a map
+    grid = best_oracle(k, eps)
+    assert grid.shape == (3, 3) and grid[1, 2] == "grr" and grid[1, 1] == "oue"
+    assert oracle_variance("grr", 100, k, eps).shape == (3, 3)
 
 
 # ---------------------------------------------------------------------------------------------
