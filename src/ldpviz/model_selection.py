@@ -437,8 +437,8 @@ class PrivateModelSelection(SemiFeatureRegressor):
         the released values they sent (summed)."""
         spent = np.zeros(len(self.group_))
         training = self.group_ >= 0
-        spent[training] = [candidates[j].get_params()["epsilon"]
-                           for j in self.group_[training]]
+        budgets = np.array([float(c.get_params()["epsilon"]) for c in candidates])
+        spent[training] = budgets[self.group_[training]]
         per_user = np.bincount(self.reports_.user, minlength=len(validation))
         spent[validation] += per_user * self.reports_.epsilon
         return spent
