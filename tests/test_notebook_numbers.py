@@ -127,6 +127,10 @@ EXACT = {
         "80": "100 * masks.summarize_mask(masks.concentrated_mask(10_000, 5, decay=0.2)).users[1]",
         "0.10": "theory.lambda_star(masks.concentrated_mask(10_000, 5, decay=0.2), 1, 4)",
         "0.42": "theory.lambda_star(masks.spread_mask(10_000, 5, width=2), 1, 4)",
+        # Exercise 4: the variance of a debiased GRR indicator, k = 16, falls from
+        # epsilon_cells = 2 to 4 by this factor
+        "22": "(lambda v: v(2.0) / v(4.0))(lambda e: (lambda p: p[1] * (1 - p[1]) / (p[0] - p[1])"
+              " ** 2)(mechanisms.grr_probabilities(16, e)))",
     },
     "05": {
         "1.55": "np.log1p(10_000 ** (2 / (2 * (2 + 5))))",  # Exercise 1's crossing epsilon
@@ -177,7 +181,7 @@ PARAMETERS = {
     "02": {"0.1", "0.9", "0.6", "100000", "0.05", "0.5", "2.5", "1.0"},
     "03": {"0.5", "0.9"},
     "04": {"0.3", "0.6", "0.5", "0.25"},
-    "05": {"0.01"},
+    "05": {"0.01", "0.5", "0.25"},
     "06": {"0.5", "0.9"},
     "07": {"10"},
     "08": {"0.2", "0.5", "0.9", "0.01", "0.99", "1", "20"},
