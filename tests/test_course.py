@@ -9,6 +9,7 @@ from ldpviz.viz.course import (
     best_per_value,
     mean_2se,
     paired_gap,
+    paired_table,
     panel_with_floor,
     plot_potential_cells,
 )
@@ -36,6 +37,23 @@ def test_paired_gap_pairs_replications():
     assert np.isclose(gap, diff.mean()) and np.isclose(se2, 2 * diff.std(ddof=1) / np.sqrt(8))
     with pytest.raises(ValueError, match="at least 2"):
         paired_gap(runs[runs["rep"] == 0], "arm", "a", "b")
+
+
+def test_paired_table_lists_each_groups_paired_difference_to_the_reference():
+    runs = _runs()
+    runs = pd.concat([runs, runs[runs["arm"] == "a"].assign(arm="c", mse=lambda r: r["mse"] ** 2)])
+    table = paired_table(runs, "arm", "b", order=["c", "b", "a"])
+    assert list(table.index) == ["c", "b", "a"]
+    for group in ("a", "c"):
+        gap, two_se = paired_gap(runs, "arm", group, "b")
+        assert np.isclose(table.loc[group, "difference"], gap)
+        assert np.isclose(table.loc[group, "difference 2 SE"], two_se)
+        assert table.loc[group, "difference ± 2 SE"] == f"{gap:+.3f} ± {two_se:.3f}"
+    assert np.isnan(table.loc["b", "difference"]) and table.loc["b", "difference ± 2 SE"] == ""
+    assert table.loc["a", "mean"] == mean_2se(runs, "arm").loc["a", "mean"]
+    assert list(paired_table(runs, "arm", "b").index) == ["b", "a", "c"]
+    with pytest.raises(ValueError, match="no group 'd'"):
+        paired_table(runs, "arm", "d")
 
 
 def test_potential_cells_picture_shades_the_column_of_a_hidden_tree_feature():

@@ -21,8 +21,8 @@ LDP = "LDP, split over users"
 SEQUENTIAL = "LDP, sequential split"
 OLD = "not private: held-out raw features"
 UNTUNED = "no tuning: c = 1, (15) as printed"
-DEFAULT = "no tuning: ldpviz's default, c = 'auto' (stable)"
-BEST_CANDIDATE = "(LDP's candidates: the best, by the true error)"
+DEFAULT = "no tuning: c = 'auto', stable (default)"
+BEST_CANDIDATE = "(the best LDP candidate, by true error)"
 
 
 @pytest.fixture(scope="module")
@@ -80,22 +80,23 @@ def test_section_5_no_fixed_s_wins_everywhere(ns):
 
 def test_section_5_adhistoftree_tracks_the_best_only_at_thick_tails(ns):
     versus = ns["versus_best"]
-    gap, two_se = versus.columns
-    thick, thin = versus.loc[[0.25, 0.5]], versus.loc[[1, 2, 4]]
-    assert (thick[gap].abs() < thick[two_se]).all()  # within 2 SE at the thickest tails
-    assert (thin[gap] > thin[two_se]).all()  # measurably worse from γ = 1 on
+    for g in (0.25, 0.5):
+        gap, two_se = versus[g]
+        assert abs(gap) < two_se  # within 2 SE at the thickest tails
+    for g in (1, 2, 4):
+        gap, two_se = versus[g]
+        assert gap > two_se  # measurably worse from γ = 1 on ...
     assert (ns["best_fixed"].loc[[1, 2, 4]] == "HistOfTree s = 2").all()  # where s = 2 wins
-    chosen = ns["chosen"]
-    assert all(s == 1 for s, _ in chosen["c = 0.01"])  # (15) keeps s = 1 at every γ
+    assert all(s == 1 for s, _ in ns["rule"][0.01])  # (15) keeps s = 1 at every γ
 
 
 def test_section_5_rule_15_as_printed_fails(ns):
     mean_mse = ns["mean_mse"]
     ratio = mean_mse.loc["AdHistOfTree, c = 1 (untuned)"] / ns["fixed"].min()
     assert (ratio > 9).all()  # "about ten times larger or more at every γ"
-    chosen = ns["chosen"]
-    assert all(p1 > p2 for (_, p1), (_, p2) in zip(chosen["c = 1.0"], chosen["c = 0.01"],
-                                                    strict=True))  # much deeper trees
+    assert np.allclose(ns["untuned_ratio"], ratio)
+    rule = ns["rule"]
+    assert all(p1 > p2 for (_, p1), (_, p2) in zip(rule[1.0], rule[0.01], strict=True))
 
 
 def test_section_5b_one_run(ns):
@@ -112,17 +113,19 @@ def test_section_5b_one_run(ns):
 
 
 def test_section_5b_what_tuning_under_ldp_costs(ns):
-    gaps = ns["tuning_gaps"]
-    means = ns["tuning"].groupby("procedure")["mse"].mean()
-    gap, two_se = gaps[LDP]
+    table = ns["tuning_table"]
+    means, gaps = table["mean"], table["difference"]
+    gap, two_se = table.loc[LDP, ["difference", "difference 2 SE"]]
     assert gap > two_se  # worse than the oracle by a clear margin
-    assert gaps[BEST_CANDIDATE][0] > gap / 2  # most of it: the split of the users
+    assert gaps[BEST_CANDIDATE] > gap / 2  # most of it: the split of the users
     old_gap, old_se = ns["ldp_vs_old"]
     assert old_se / 2 < old_gap < 2 * old_se  # "about as much as its two standard errors"
     assert means[UNTUNED] > 10 * means[LDP]  # (15) as printed: more than ten times worse
     assert means[SEQUENTIAL] > means[LDP]  # the sequential split chose worse
-    gap, two_se = gaps[DEFAULT]
+    gap, two_se = table.loc[DEFAULT, ["difference", "difference 2 SE"]]
     assert abs(gap) < two_se  # ldpviz's default: within 2 SE of the oracle
+    assert list(table.index) == [ORACLE, OLD, LDP, SEQUENTIAL, BEST_CANDIDATE, UNTUNED,
+                                 DEFAULT]
 
 
 def test_exercise_2_and_3_choices_of_15(ns):
@@ -143,8 +146,7 @@ def test_exercise_4_s3_wins_at_epsilon_1_through_t_1(ns):
 
 
 def test_exercise_5_tuning_does_not_pay_with_the_stable_estimate(ns):
-    gaps = ns["stable_gaps"]
-    gap, two_se = gaps[UNTUNED]
+    gap, two_se = ns["stable_vs_untuned"]
     assert 0 < gap < two_se  # no better than no tuning; the sign against the LDP choice
-    gap, two_se = gaps[ORACLE]
+    gap, two_se = ns["stable_table"].loc[LDP, ["difference", "difference 2 SE"]]
     assert gap > two_se  # clearly behind the oracle

@@ -266,6 +266,41 @@ def first_user_messages(X, y, W, epsilon, y_bound, user=0, k=4, t=2, depth=2,
         orient="index", columns=[*names, "label", "ε of the label", "also sent"])
 
 
+def paired_table(results, by, reference, y="mse", pair="rep", order=None):
+    """Each group's mean of ``y`` with two standard errors, and its paired difference to the
+    ``reference`` group with two standard errors of that difference.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per (group, replication), the groups sharing replications (see
+        :func:`paired_gap`).
+    by : str
+        The column naming the groups; ``reference`` is one of its values.
+    order : list or None
+        The rows' order (default: sorted, the reference first).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``mean``, ``2 SE``, ``difference`` and ``difference 2 SE`` (NaN for
+        the reference), and the text columns ``mean ± 2 SE`` and ``difference ± 2 SE``.
+    """
+    table = mean_2se(results, by, y)
+    if reference not in table.index:
+        raise ValueError(f"paired_table: no group {reference!r} in column {by!r}; its groups "
+                         f"are {list(table.index)}.")
+    gaps = {g: paired_gap(results, by, g, reference, y, pair) if g != reference
+            else (np.nan, np.nan) for g in table.index}
+    table["difference"] = [gaps[g][0] for g in table.index]
+    table["difference 2 SE"] = [gaps[g][1] for g in table.index]
+    table["difference ± 2 SE"] = ["" if g == reference else f"{d:+.3f} ± {e:.3f}"
+                                  for g, (d, e) in gaps.items()]
+    if order is None:
+        order = [reference, *(g for g in table.index if g != reference)]
+    return table.loc[list(order)]
+
+
 def plot_potential_cells(partition, x, w, names=("$x_1$", "$x_2$"), title=None):
     """A two-feature partition with one user's potential cells V_i shaded.
 
