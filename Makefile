@@ -4,15 +4,20 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 TEMPLATE := share/jupyter/voila/templates/ldpviz
+# The course's JupyterLab settings (no news prompt) and layout (the file browser collapsed, so
+# a notebook gets the width of a 1024 px projector); Binder's postBuild installs the same.
+LAB_SETTINGS := share/jupyter/lab/settings/overrides.json
+LAB_WORKSPACE := share/jupyter/lab/workspaces/course.jupyterlab-workspace
 
 .PHONY: lab test lint unit notebooks app screenshots bench clean
 
-$(STAMP): pyproject.toml $(wildcard $(TEMPLATE)/*)
+$(STAMP): pyproject.toml $(wildcard $(TEMPLATE)/*) $(LAB_SETTINGS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[lab,test,dask,browser]"
-	mkdir -p $(VENV)/share/jupyter/voila/templates
+	mkdir -p $(VENV)/share/jupyter/voila/templates $(VENV)/share/jupyter/lab/settings
 	cp -r $(TEMPLATE) $(VENV)/share/jupyter/voila/templates/
+	cp $(LAB_SETTINGS) $(VENV)/share/jupyter/lab/settings/
 	touch $(STAMP)
 
 # JupyterLab refuses to start as root (common in containers) unless told to, and a headless
@@ -22,9 +27,21 @@ LAB_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 HEADLESS_FLAG := $(if $(and $(filter Linux,$(shell uname -s)),$(if $(DISPLAY)$(WAYLAND_DISPLAY),,1)),--no-browser)
 
+# The course's own workspaces folder: each start lays the course layout anew (a lecture opens
+# the same way every time) without touching the user's other JupyterLab workspaces.
+# notebook_shim is JupyterLab's bridge for classic notebook server extensions (none here); it
+# reads every server option, the deprecated ServerApp.token too, which printed a warning.
+LAB_WORKSPACES := $(VENV)/share/jupyter/lab/workspaces
+LAB_OPTIONS := --LabApp.default_url=/lab/tree/00_index.ipynb \
+	--ServerApp.jpserver_extensions=notebook_shim=False
+
 lab: $(STAMP)  ## set up, then open JupyterLab on the course
-	@echo "Starting JupyterLab on notebooks/: open the http://127.0.0.1:... URL it prints (Ctrl-C stops it)."
-	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG) $(HEADLESS_FLAG) $(LAB_ARGS)
+	@echo "Starting JupyterLab on notebooks/00_index.ipynb: open the http://127.0.0.1:... URL it prints (Ctrl-C stops it)."
+	@JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import \
+		$(LAB_WORKSPACE) > /dev/null
+	@$(BIN)/jupyter trust notebooks/*.ipynb > /dev/null  # ours: no "not trusted" warning on open
+	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab notebooks/ $(LAB_OPTIONS) \
+		$(ROOT_FLAG) $(HEADLESS_FLAG) $(LAB_ARGS)
 
 # Every part runs even when an earlier one failed, and the last line names the parts that failed.
 test: $(STAMP)  ## set up, then run every check

@@ -10,7 +10,9 @@ import pytest
 from ldpviz import adaptive_rule
 from ldpviz.datasets import PAPER_Y_BOUND
 from ldpviz.masks import aligned_mask
+from ldpviz.viz import _arrange as arrange
 from ldpviz.viz import views, widgets
+from ldpviz.viz._arrange import SIDE_GAP, SIDE_WIDTH
 
 EXPLORERS = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
              widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer,
@@ -140,10 +142,22 @@ def test_surface_view_is_built_only_when_asked_for():
 
 
 # ----------------------------------------------------------------------------------------------
-# Figures follow the width of their box
+# One screen: controls beside or above the figures, the figures in the room left
 # ----------------------------------------------------------------------------------------------
 MAIN = [widgets.partition_explorer, widgets.surface_explorer, widgets.lambda_explorer,
         widgets.tradeoff_explorer, widgets.mechanism_explorer, widgets.bcdp_explorer]
+# (explorer width, height to fit) as the browser reports them: JupyterLab with the file browser
+# collapsed and the app (Voila) at 1024 x 768 and 1366 x 768, the lab at 1024 px with the file
+# browser open, a 1920 x 1080 screen.
+PROJECTOR = [(844, 639), (1186, 639), (962, 688), (1304, 688)]
+SCREENS = [*PROJECTOR, (592, 639), (1740, 951)]
+
+
+def _report(explorer, width, height, chrome=0, side=False):
+    """What the browser's probe reports."""
+    with explorer.probe.hold_trait_notifications():
+        explorer.probe.width, explorer.probe.height = width, height
+        explorer.probe.chrome, explorer.probe.side = chrome, side
 
 
 def _boxes(fig):
@@ -164,69 +178,109 @@ def _boxes(fig):
 
 
 @pytest.mark.parametrize("make", MAIN, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("width", [560, 760, 980, 1300, 1880])
-def test_figures_take_the_width_of_their_box_and_keep_their_panels_apart(make, width):
+@pytest.mark.parametrize(("width", "height"), SCREENS)
+def test_figures_take_the_room_left_and_keep_their_panels_apart(make, width, height):
     explorer = make()
-    explorer.probe.width = width  # what the browser reports
+    _report(explorer, width, height)
+    room = explorer.arrangement
+    assert room.figure_width == (width - SIDE_WIDTH - SIDE_GAP if room.side else width)
     for fig in explorer.figures:
-        assert fig.layout.width == width
+        assert fig.layout.width == room.figure_width
+        panels = fig._ldpviz_panels.panels
         boxes = _boxes(fig)
-        for x0, x1, y0, y1 in boxes:
-            assert 60 <= x0 < x1 <= width - 15 and y0 < y1 <= fig.layout.height
-            assert x1 - x0 >= 120, "a panel too narrow to read"
+        for (x0, x1, y0, y1), panel in zip(boxes, panels, strict=True):
+            assert 60 <= x0 < x1 <= fig.layout.width - 15 and y0 < y1 <= fig.layout.height
+            assert x1 - x0 >= (80 if panel.fill else 110), "a panel too narrow to read"
         for a, b in itertools.pairwise(boxes):
             apart_x = b[0] - a[1] >= 20
             apart_y = b[2] - a[3] >= 60  # stacked: room for x labels and the next title
             assert apart_x or apart_y, f"panels {a} and {b} too close"
 
 
-def test_three_panels_stack_when_the_box_is_narrow():
-    explorer = widgets.tradeoff_explorer()
-    fig = explorer.figures[0]
-    explorer.probe.width = 1300
-    wide = _boxes(fig)
-    assert len({round(b[2]) for b in wide}) == 1  # one row
-    explorer.probe.width = 560  # not even two side by side (at 800 they now wrap 2 + 1)
-    narrow = _boxes(fig)
-    assert len({round(b[0]) for b in narrow}) == 1 and fig.layout.height > 2 * len(narrow) * 150
-    assert all(b[1] - b[0] > wide[0][1] - wide[0][0] for b in narrow)  # each panel wider
-    assert fig.layout.height == STACKED_TRADEOFF_HEIGHT  # one per row, as before wrapping
+@pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(("width", "height"), PROJECTOR)
+def test_an_explorer_fits_a_projector_screen(make, width, height):
+    """Title, controls and figure within the height (as estimated here: the browser tests
+    measure it), the figure as tall as the room left at most."""
+    explorer = make()
+    _report(explorer, width, height)
+    room = explorer.arrangement
+    n_wide, n_grid = explorer._counts
+    items = arrange.readout_items(explorer.readout.value)
+    header = arrange.header_height(explorer._note_chars, width)
+    for fig in explorer.figures:
+        assert fig.layout.height <= room.figure_height
+    if room.side:
+        assert header + arrange.controls_height(n_wide, n_grid, items, SIDE_WIDTH, True) <= height
+        assert header + explorer.figures[0].layout.height <= height
+    else:
+        above = header + arrange.controls_height(n_wide, n_grid, items, width, False)
+        assert above + explorer.figures[0].layout.height <= height
 
 
-STACKED_TRADEOFF_HEIGHT = 1716  # the trade-off figure, one panel per row
+def test_controls_stand_beside_the_figures_where_the_width_allows():
+    partition = widgets.partition_explorer()
+    _report(partition, 1186, 639)  # JupyterLab at 1366 px: a bigger heat map beside
+    assert partition.arrangement.side
+    _report(partition, 844, 639)  # at 1024 px: too narrow for a column beside
+    assert not partition.arrangement.side
+    surface = widgets.surface_explorer()
+    _report(surface, 1186, 639)  # three heat maps side by side want the whole width
+    assert not surface.arrangement.side
 
 
-@pytest.mark.parametrize("width", [760, 934, 962])  # 934: Lab at 1366 px, 962: Voila at 1024
-def test_three_panels_wrap_two_and_one_when_two_fit(width):
-    """Two panels side by side and the third below the first, not one per row: the figure
-    was 1,716 px tall at these widths, taller than a 1024x768 projector's screen twice over."""
-    explorer = widgets.tradeoff_explorer()
-    fig = explorer.figures[0]
-    explorer.probe.width = width
-    boxes = _boxes(fig)
-    P = widgets.Panels
-    (a, b, c), title_and_legend = boxes, P.AXIS_H + 4 * P.LEGEND_ROW + P.TITLE_H
-    assert round(a[2]) == round(b[2]) and b[0] - a[1] >= 60  # first row: side by side
-    assert c[2] - max(a[3], b[3]) >= title_and_legend  # second row below the first's legends
-    assert round(c[0]) == round(a[0]) and round(c[1]) == round(a[1])  # in the first column
-    for p, q in itertools.combinations(boxes, 2):
-        assert p[1] <= q[0] or q[1] <= p[0] or p[3] <= q[2] or q[3] <= p[2], "boxes overlap"
-    assert fig.layout.height < 0.75 * STACKED_TRADEOFF_HEIGHT
-    assert c[3] < fig.layout.height
+def test_the_browser_s_measurement_of_the_controls_sets_the_figure_height():
+    explorer = widgets.lambda_explorer()
+    _report(explorer, 844, 639)
+    assert not explorer.arrangement.side
+    _report(explorer, 844, 639, chrome=300)  # taller controls than estimated (a big font)
+    assert explorer.arrangement.figure_height == 339
+    assert explorer.figures[0].layout.height <= 339
+    _report(explorer, 844, 639, chrome=250, side=True)  # measured in the other arrangement
+    assert explorer.arrangement.figure_height != 639 - 250
 
 
-def test_a_shared_y_axis_is_labelled_where_its_panel_starts_a_row():
-    explorer = widgets.surface_explorer()  # three heat maps sharing the first one's y axis
-    fig = explorer.figures[0]
-    for width, labelled in ((1300, [False, False]), (760, [False, True]),
-                            (560, [True, True])):
-        explorer.probe.width = width
-        assert [fig.layout.yaxis2.showticklabels, fig.layout.yaxis3.showticklabels] == labelled
+@pytest.mark.parametrize(("width", "height"), SCREENS)
+def test_the_three_heat_maps_share_a_row_at_equal_width(width, height):
+    explorer = widgets.surface_explorer()
+    _report(explorer, width, height)
+    boxes = _boxes(explorer.figures[0])
+    assert len({round(b[2]) for b in boxes}) == 1  # one row
+    widths = [b[1] - b[0] for b in boxes]
+    assert max(widths) - min(widths) < 1  # the third, with the colour bar, as wide
+    assert [explorer.figures[0].layout[f"yaxis{n}"].showticklabels for n in (2, 3)] == \
+        [False, False]  # one y axis for the three: labelled on the first
 
 
-def test_a_new_explorer_starts_at_the_last_reported_width():
-    widgets.partition_explorer().probe.width = 1111
-    assert widgets.lambda_explorer().figures[0].layout.width == 1111
+def test_panels_wrap_or_stack_when_a_row_is_too_narrow():
+    P = widgets.Panels([widgets.Panel("a", legend=4), widgets.Panel("b", legend=3),
+                        widgets.Panel("c", legend=4, shared_y=True)])
+    assert P.geometry(1300, 700).rows == [[0, 1, 2]]
+    for width in (560, 700):
+        g = P.geometry(width, 1400)  # tall enough for more rows
+        assert len(g.rows) > 1 and g.wide
+        assert all(b[1] - b[0] >= 170 for b in g.boxes)
+    layout, _ = P.layout(560, 1400)
+    first = {row[0] for row in P.geometry(560, 1400).rows}
+    assert layout["yaxis3"]["showticklabels"] == (2 in first)
+
+
+def test_a_figure_is_never_taller_than_its_room_when_some_arrangement_fits():
+    P = widgets.Panels([widgets.Panel("a", legend=4), widgets.Panel("b", legend=3),
+                        widgets.Panel("c", legend=4, note="one<br>two<br>three")])
+    for width in range(560, 2000, 37):
+        for height in range(300, 1100, 53):
+            g = P.geometry(width, height)
+            assert not g.fits or g.height <= height
+            layout, _ = P.layout(width, height)
+            assert layout["height"] == round(g.height)
+
+
+def test_a_new_explorer_starts_at_the_last_reported_size():
+    _report(widgets.partition_explorer(), 1111, 700)
+    explorer = widgets.lambda_explorer()
+    assert explorer.width == 1111 and explorer.height == 700
+    assert explorer.figures[0].layout.width == explorer.arrangement.figure_width
 
 
 def test_the_width_probe_acknowledges_each_report():
@@ -255,7 +309,7 @@ def test_a_view_s_first_drawing_gets_the_whole_figure_again():
     first drawing brings it every layout and trace property, as the kernel has them."""
     explorer = widgets.partition_explorer()
     fig = explorer.figures[0]
-    explorer.probe.width = 1858  # the box's width, answered while the view loads
+    _report(explorer, 1858, 951)  # the box's size, answered while the view loads
     sent = _sent_updates(fig)
     _first_drawing(fig)
     assert len(sent) == 1, "the view's first drawing was not answered with the whole figure"
@@ -265,17 +319,17 @@ def test_a_view_s_first_drawing_gets_the_whole_figure_again():
     assert style["colorbar"][heat]["x"] == fig.data[heat].colorbar.x
     assert fig.data[heat].colorbar.x > fig.layout.xaxis2.domain[1]  # right of the heat map
     assert list(layout["xaxis2"]["domain"]) == list(fig.layout.xaxis2.domain)
-    assert layout["width"] == 1858 and style["z"][heat] is not None
+    assert layout["width"] == explorer.arrangement.figure_width and style["z"][heat] is not None
     _first_drawing(fig)
     assert len(sent) == 1, "only a view's first drawing gets the whole figure"
 
 
 def test_the_3d_view_is_laid_out_for_the_box_with_one_z_range():
     explorer = widgets.surface_explorer()
-    explorer.probe.width = 1300
+    _report(explorer, 1300, 688)
     explorer.controls["kind"].value = "surface"
     surf = explorer.figures[1]
-    assert surf.layout.width == 1300
+    assert surf.layout.width == explorer.arrangement.figure_width
     ranges = {tuple(surf.layout[name].zaxis.range) for name in ("scene", "scene2", "scene3")}
     assert len(ranges) == 1
     low, high = ranges.pop()
@@ -309,7 +363,7 @@ def test_the_comparison_explorer_waits_for_release_and_says_so():
     explorer = widgets.comparison_explorer()
     sliders = [w for w in explorer.controls.values() if hasattr(w, "continuous_update")]
     assert sliders and not any(w.continuous_update for w in sliders)
-    assert "let go" in explorer.children[0].value
+    assert "let go" in explorer.children[1].value  # the note under the title
 
 
 @pytest.mark.parametrize("make", [m for m in MAIN if m is not widgets.lambda_explorer],
@@ -333,7 +387,7 @@ def test_partition_explorer_shows_the_personalized_protocol():
     assert not fig.data[6].visible  # no potential cells in the aligned case
     explorer.controls["mask"].value = "gamma"
     assert not explorer.controls["gamma"].disabled and explorer.controls["hold"].disabled
-    assert "histogram axes" in explorer.controls["s_star"].description
+    assert "hist. axes" in explorer.controls["s_star"].description
     assert fig.data[6].visible and len(fig.data[6].x) >= 6  # V_i outlined
     assert "|V<sub>i</sub>|" in explorer.readout.value
     assert "protect it" in fig.layout.xaxis2.title.text
@@ -481,8 +535,9 @@ def test_plotly_code_travels_once_per_kernel():
 
 @pytest.mark.parametrize("make", [*MAIN, widgets.comparison_explorer], ids=lambda f: f.__name__)
 def test_a_small_drag_is_a_small_change(make):
-    """Every slider has few enough positions for its track (about 170 px in a three-column
-    grid, the whole row for epsilon): a step is at least 8 px long."""
+    """Every slider has few enough positions for its track (about 90 px in a three-column
+    grid at 844 px, about 120 px for a wide one in the column beside the figures): a step is
+    at least 8 px long (tests/browser measures the tracks)."""
     for name, widget in make().controls.items():
         if isinstance(widget, W.SelectionSlider):
             positions = len(widget.options)
@@ -490,5 +545,5 @@ def test_a_small_drag_is_a_small_change(make):
             positions = round((widget.max - widget.min) / widget.step) + 1
         else:
             continue
-        track = 1000 if getattr(widget, "wide", False) else 170
+        track = arrange.WIDE_TRACK if getattr(widget, "wide", False) else arrange.TRACK
         assert track / (positions - 1) >= 8, f"{name}: {positions} positions"

@@ -3,6 +3,8 @@
 import time
 from pathlib import Path
 
+from ldpviz.viz._arrange import TRACK, WIDE_TRACK
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Visible plotly plots, with how many traces and data points each one draws.
@@ -87,30 +89,65 @@ FIGURE_LAYOUT = r"""(root) => {
   return results;
 }"""
 
-# Every visible explorer box (a VBox holding the controls' grid and a figure): whether it
-# scrolls sideways (it has overflow-x: auto, so content wider than the box makes a scroll bar
-# in a browser with classic scroll bars), and its readout (the HTML right after the grid),
-# which must span the box and wrap its text rather than push it wider. Returns one record per
-# box with a list of problems.
+# Every visible explorer (.ldpviz-explorer: a title, the controls with their readout, the
+# figures): whether it scrolls sideways (content wider than the box makes a scroll bar in a
+# browser with classic scroll bars), its readout (the HTML closing the controls), which must span
+# the controls and wrap its text rather than push them wider, and the length of each slider's
+# track (the grid's, and the wide ones on a row of their own). Returns one record per explorer
+# with a list of problems.
 EXPLORER_BOXES = r"""(root) => {
   const shown = (e) => e.offsetParent !== null;
-  return Array.from((root || document).querySelectorAll('.widget-vbox'))
-    .filter(b => shown(b) && b.querySelector(':scope > .widget-gridbox')
-                 && b.querySelector('.js-plotly-plot'))
+  return Array.from((root || document).querySelectorAll('.ldpviz-explorer')).filter(shown)
     .map(b => {
       const problems = [];
-      if (b.scrollWidth > b.clientWidth)
+      if (b.scrollWidth > b.clientWidth + 1)
         problems.push(`scrolls sideways: ${b.scrollWidth} px of content in ${b.clientWidth} px`);
-      const readout = b.querySelector(':scope > .widget-gridbox').nextElementSibling;
+      const controls = b.querySelector('.ldpviz-controls');
+      const readout = controls && controls.lastElementChild;
+      const span = controls ? controls.getBoundingClientRect().width : 0;
       const width = readout ? readout.getBoundingClientRect().width : 0;
       if (!readout || !readout.classList.contains('widget-html'))
-        problems.push('no readout after the controls');
-      else if (width < b.clientWidth - 8)
-        problems.push(`readout ${Math.round(width)} px wide in a ${b.clientWidth} px box`);
+        problems.push('no readout closing the controls');
+      else if (width < span - 8)
+        problems.push(`readout ${Math.round(width)} px wide under ${Math.round(span)} px ` +
+                      'of controls');
       else if (readout.scrollWidth > readout.clientWidth + 1)
         problems.push(`readout text ${readout.scrollWidth} px wide, not wrapped in ` +
                       `${readout.clientWidth} px`);
-      return {box: b.clientWidth, readout: Math.round(width), problems};
+      const tracks = Array.from(b.querySelectorAll('.widget-slider .slider-container'))
+        .filter(shown).map(t => ({
+          wide: !t.closest('.widget-gridbox'),
+          width: Math.round(t.getBoundingClientRect().width),
+          label: (t.closest('.widget-slider').querySelector('label') || {}).textContent}));
+      return {box: b.clientWidth, readout: Math.round(width), tracks, problems};
+    });
+}"""
+
+# Each visible explorer scrolled to the top of what scrolls it (the app: not scrolled, its tab
+# bar stays in view): its box, its controls and its first figure against the part of the page
+# the screen shows (the scroller's box within the window). Returns one record per explorer.
+ONE_SCREEN = r"""([root, scroll]) => {
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom].map(Math.round); };
+  const scroller = (box) => {
+    for (let e = box.parentElement; e && e !== document.documentElement; e = e.parentElement) {
+      const o = getComputedStyle(e).overflowY;
+      if ((o === 'auto' || o === 'scroll') && e.scrollHeight > e.clientHeight + 1) return e;
+    }
+    return null;
+  };
+  return Array.from((root || document).querySelectorAll('.ldpviz-explorer'))
+    .filter(b => b.offsetParent !== null).map(b => {
+      const s = scroller(b);
+      if (scroll) b.scrollIntoView({block: 'start'});
+      else if (s) s.scrollTop = 0; else window.scrollTo(0, 0);
+      const view = s ? rect(s) : [0, 0, innerWidth, innerHeight];
+      const visible = [Math.max(view[0], 0), Math.max(view[1], 0),
+                       Math.min(view[2], innerWidth), Math.min(view[3], innerHeight)];
+      const figure = b.querySelector('.js-plotly-plot .svg-container');
+      return {title: (b.querySelector('h3') || {}).textContent, visible, box: rect(b),
+              controls: rect(b.querySelector('.ldpviz-controls')),
+              figure: figure ? rect(figure) : null};
     });
 }"""
 
@@ -144,10 +181,48 @@ def check_layout(page, where, root=None, timeout=30.0):
                 f"{r['box']} px box): {p}" for i, r in enumerate(results) for p in r["problems"]]
     problems += [f"figure {i + 1} is {r['figure'][0]} px wide in a {r['box']} px box "
                  "(under 85%)" for i, r in enumerate(results) if not r["wide"]]
-    problems += [f"explorer {i + 1} ({r['box']} px): {p}" for i, r in
-                 enumerate(page.evaluate(EXPLORER_BOXES, handle)) for p in r["problems"]]
+    explorers = page.evaluate(EXPLORER_BOXES, handle)
+    problems += [f"explorer {i + 1} ({r['box']} px): {p}" for i, r in enumerate(explorers)
+                 for p in r["problems"]]
+    problems += [f"explorer {i + 1}: the track of slider {t['label']!r} is {t['width']} px, "
+                 f"shorter than the {need} px the explorers are designed for" for i, r in
+                 enumerate(explorers) for t in r["tracks"]
+                 if t["width"] < (need := WIDE_TRACK if t["wide"] else TRACK) - 2]
     assert not problems, f"{where}:\n  " + "\n  ".join(problems)
     return results
+
+
+def _off_screen(record):
+    """What of an explorer the screen does not show (empty when box, controls and figure are
+    all in view)."""
+    x0, y0, x1, y1 = record["visible"]
+    out = []
+    for what in ("box", "controls", "figure"):
+        r = record[what]
+        if r is None:
+            out.append(f"no {what}")
+        elif r[0] < x0 - 1 or r[1] < y0 - 1 or r[2] > x1 + 1 or r[3] > y1 + 1:
+            out.append(f"{what} {r} outside the screen's {record['visible']}")
+    return out
+
+
+def check_one_screen(page, where, root=None, scroll=True, timeout=30.0):
+    """Each visible explorer, scrolled to the top of the page part that scrolls it (or, with
+    ``scroll=False``, the page as it opens), shows its box, its controls and its main figure
+    within the screen: an instructor moves a slider and sees the picture change without
+    scrolling. The figures follow the screen's height through the kernel: wait up to
+    ``timeout`` s. Returns the explorers' heights."""
+    handle = root.element_handle() if root is not None else None
+    deadline = time.monotonic() + timeout
+    while True:
+        records = page.evaluate(ONE_SCREEN, [handle, scroll])
+        problems = [f"{r['title']}: {p}" for r in records for p in _off_screen(r)]
+        if (records and not problems) or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
+    assert records, f"{where}: no explorer"
+    assert not problems, f"{where}, explorers off the screen:\n  " + "\n  ".join(problems)
+    return [r["box"][3] - r["box"][1] for r in records]
 
 
 def resize(page, width, height=768):

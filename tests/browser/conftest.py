@@ -36,7 +36,7 @@ if not Path(CHROMIUM).exists():
                 allow_module_level=True)
 
 
-def _free_port():
+def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -83,7 +83,7 @@ def _server(argv, url, log_path, env=None, timeout=120):
 def voila_url(tmp_path_factory):
     """Voila with ldpviz's offline-safe template on notebooks/: the app is at
     ``{url}voila/render/app.ipynb``, a course notebook at ``{url}voila/render/<name>``."""
-    port = _free_port()
+    port = free_port()
     argv = [str(BIN / "voila"), "notebooks/", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1", "--template=ldpviz"]
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
@@ -92,18 +92,35 @@ def voila_url(tmp_path_factory):
         yield url
 
 
+COURSE_WORKSPACE = ROOT / "share" / "jupyter" / "lab" / "workspaces" / "course.jupyterlab-workspace"
+
+
+def course_layout(workspaces):
+    """Lay the course's layout (``make lab``'s: the file browser collapsed) as the default
+    workspace in the folder ``workspaces``: the next page opened starts from it."""
+    from jupyterlab_server.workspaces_handler import WorkspacesManager
+
+    WorkspacesManager(str(workspaces)).save("default", COURSE_WORKSPACE.read_text())
+
+
 @contextmanager
 def lab_server(root):
-    """JupyterLab on the notebooks in ``root / "notebooks"``, its settings and logs in ``root``;
-    yields the server's base URL."""
-    settings = root / "settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
+    """JupyterLab on the notebooks in ``root / "notebooks"``, its settings and logs in ``root``,
+    as ``make lab`` starts it (the settings the repository ships, the course's layout: see
+    :func:`course_layout`); yields the server's base URL."""
+    settings = root / "settings" / "@jupyterlab"
+    (settings / "notebook-extension").mkdir(parents=True)
+    (settings / "docmanager-extension").mkdir(parents=True)
     # Keep every cell in the DOM (no virtual scrolling), so all outputs can be inspected.
-    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    port = _free_port()
+    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"}))
+    (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
+        json.dumps({"autosave": False}))  # never write a notebook the test opened
+    course_layout(root / "workspaces")
+    port = free_port()
     argv = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}",
             "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-            "--allow-root",
+            "--allow-root", "--ServerApp.jpserver_extensions=notebook_shim=False",
             f"--ServerApp.root_dir={root / 'notebooks'}", "--LabApp.expose_app_in_browser=True",
             f"--LabApp.user_settings_dir={root / 'settings'}",
             f"--LabApp.workspaces_dir={root / 'workspaces'}"]
@@ -112,11 +129,18 @@ def lab_server(root):
 
 
 @pytest.fixture(scope="session")
-def lab_url(tmp_path_factory):
-    """JupyterLab on a copy of notebooks/ (so running cells never edits the repository)."""
+def lab_root(tmp_path_factory):
+    """The folder of the session's JupyterLab: a copy of notebooks/ (so running cells never
+    edits the repository), its settings, workspaces and log."""
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
-    with lab_server(root) as url:
+    return root
+
+
+@pytest.fixture(scope="session")
+def lab_url(lab_root):
+    """JupyterLab on a copy of notebooks/, as ``make lab`` lays it out."""
+    with lab_server(lab_root) as url:
         yield url
 
 
@@ -131,7 +155,9 @@ def browser():
 
 
 class Page:
-    """A page that records console errors and blocks (and records) non-local requests."""
+    """A page that records console errors and warnings (a version mismatch between a widget
+    extension and the page's JupyterLab is only a warning: the page may still break) and
+    blocks (and records) non-local requests."""
 
     def __init__(self, page):
         self.page = page
@@ -151,8 +177,8 @@ class Page:
             route.abort()
 
     def _console(self, message):
-        if message.type == "error":
-            self.console_errors.append(message.text)
+        if message.type in ("error", "warning"):
+            self.console_errors.append(f"{message.type}: {message.text}")
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
 """What every explorer shares: the Explorer box, its controls, and figures that fit their box.
 
-A figure follows the width of the box it is shown in: a tiny front-end probe (:class:`WidthProbe`)
-reports the box's width to the kernel, and :class:`Panels` (:mod:`._panels`) lays the figure's
-panels out for that width, side by side or wrapped into rows when they would be too narrow,
-with every gap in pixels so tick labels, axis titles, legends and colour bars keep their room
-at any width.
+An explorer fits one screen: a tiny front-end probe (:class:`WidthProbe`, :mod:`._probe`)
+reports the explorer's width and the height of the screen it is shown on; :mod:`._arrange`
+puts the controls beside the figures or above them, and :class:`Panels` (:mod:`._panels`)
+lays each figure's panels out in the room left, side by side or wrapped into rows, with every
+gap in pixels so tick labels, axis titles, legends and colour bars keep their room.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import html
 import time
 from copy import deepcopy
 
-import anywidget
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
@@ -22,73 +21,34 @@ from plotly.basedatatypes import Undefined
 from plotly.serializers import custom_serializers
 
 from . import views
+from ._arrange import (
+    COLUMN,
+    COLUMN_GAP,
+    CONTROL_STYLE,
+    DEFAULT_HEIGHT,
+    SIDE_GAP,
+    SIDE_WIDTH,
+    TOGGLE_STYLE,
+    WIDE_STYLE,
+    arrange,
+    readout_items,
+)
+from ._panels import AXIS_TITLE_SIZE, FONT_SIZE
 from ._plotly_bundle import FIGURE_ESM, SHARED_BUNDLE, PlotlyBundle
+from ._probe import WidthProbe
 
-FONT = {"size": 15}
-TITLE_FONT = {"size": 18}
+FONT = {"size": FONT_SIZE}
+TITLE_FONT = {"size": 17}
 # Okabe-Ito: distinguishable under the common colour-vision deficiencies.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, YELLOW, BLACK = COLORS
 GREY = "#7f7f7f"
 HEATMAP_SCALE = "Viridis"
 DEFAULT_WIDTH = 900  # until the first box reports its width
-CONTROL_STYLE = {"description_width": "150px"}
 
 # ε with readable stops, about evenly spaced on a log scale
 EPSILON_STOPS = (0.125, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 GAMMA_STOPS = (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)
-
-
-# ----------------------------------------------------------------------------------------------
-# The width of the box a figure is shown in
-# ----------------------------------------------------------------------------------------------
-class WidthProbe(anywidget.AnyWidget):
-    """An invisible element that reports the width of the box it sits in, in CSS pixels.
-
-    A ResizeObserver watches the box; a change is sent after 60 ms of quiet. Growing by less
-    than 24 px is ignored: a scroll bar that comes and goes with the figure's height would
-    otherwise make the figure oscillate between two widths. A report is numbered (``seq``) and
-    sent again until the kernel acknowledges it (``ack``): a message sent before the page's
-    connection to the kernel is up would otherwise be lost.
-    """
-
-    _esm = """
-    export default {
-      render({ model, el }) {
-        el.style.cssText = "width: 100%; height: 0; overflow: hidden; margin: 0; padding: 0;";
-        let timer = null, retry = null, sent = 0, seq = 0, tries = 0;
-        const post = () => {
-          clearTimeout(retry);
-          if (model.get("ack") === seq || tries > 60) return;
-          tries += 1;
-          model.set("width", sent);
-          model.set("seq", seq);
-          model.save_changes();
-          retry = setTimeout(post, 500);
-        };
-        const measure = () => {
-          const width = Math.floor(el.getBoundingClientRect().width);
-          if (width <= 0 || width === sent || (width > sent && sent && width - sent < 24)) return;
-          sent = width; seq = Math.max(seq, model.get("ack")) + 1; tries = 0;
-          post();
-        };
-        const observer = new ResizeObserver(() => {
-          clearTimeout(timer);
-          timer = setTimeout(measure, 60);
-        });
-        observer.observe(el);
-        return () => { observer.disconnect(); clearTimeout(timer); clearTimeout(retry); };
-      }
-    };
-    """
-    width = traitlets.Int(0).tag(sync=True)
-    seq = traitlets.Int(0).tag(sync=True)
-    ack = traitlets.Int(0).tag(sync=True)
-    last_width = 0  # the last width any probe reported: the first guess for a new figure
-
-    @traitlets.observe("seq")
-    def _acknowledge(self, change):
-        self.ack = change["new"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -152,17 +112,19 @@ def new_figure(panels, title, traces, **layout):
     fig.add_traces(traces)
     fig.update_layout(title={"text": title, "font": TITLE_FONT}, font=FONT,
                       template="plotly_white", showlegend=True, **layout)
-    fig.update_xaxes(title_standoff=6, ticks="outside", ticklen=4)
-    fig.update_yaxes(title_standoff=6, ticks="outside", ticklen=4)
+    axes = {"title_standoff": 6, "ticks": "outside", "ticklen": 4,
+            "title_font_size": AXIS_TITLE_SIZE}
+    fig.update_xaxes(**axes)
+    fig.update_yaxes(**axes)
     fig._ldpviz_panels = panels
-    fit_width(fig, WidthProbe.last_width or DEFAULT_WIDTH)
+    fit(fig, WidthProbe.last_width or DEFAULT_WIDTH, DEFAULT_HEIGHT)
     return fig
 
 
 def set_y_title(fig, text):
     """The y-axis title of the first panel, repeated on panels sharing it that start a row."""
     panels = fig._ldpviz_panels
-    first = panels.first_in_row(fig._ldpviz_width)
+    first = panels.first_in_row(*fig._ldpviz_size)
     for i, panel in enumerate(panels.panels):
         if i == 0 or panel.shared_y:
             axis = fig.layout[f"yaxis{'' if i == 0 else i + 1}"]
@@ -170,21 +132,21 @@ def set_y_title(fig, text):
 
 
 def refit(fig):
-    """Lay ``fig`` out again at its current width (after a panel's legend or note changed).
+    """Lay ``fig`` out again at its current size (after a panel's legend or note changed).
 
     It sends only what changed in the kernel's figure: it cannot repair a view that missed an
     edit (:func:`resend` does)."""
     fig._ldpviz_fitted = None
-    fit_width(fig, fig._ldpviz_width)
+    fit(fig, *fig._ldpviz_size)
 
 
-def fit_width(fig, width):
-    """Lay ``fig`` out for ``width`` px (a relayout only if something changed)."""
-    fig._ldpviz_width = width
+def fit(fig, width, height):
+    """Lay ``fig`` out for a box ``width`` px wide and at most ``height`` px tall (a relayout
+    only if something changed)."""
+    fig._ldpviz_size = (int(width), int(height))
     panels = fig._ldpviz_panels
-    layout, colorbars = panels.layout(width)
-    key = (int(width), tuple((p.legend, p.title, p.note) for p in panels.panels),
-           panels.legend)
+    layout, colorbars = panels.layout(width, height)
+    key = (repr(layout), repr(colorbars))
     if getattr(fig, "_ldpviz_fitted", None) == key:
         return
     fig._ldpviz_fitted = key
@@ -323,16 +285,21 @@ def choice_slider(description, options, value, continuous=True, wide=False):
     """A slider over labelled values, e.g. ``[("1,000", 1000), ...]``; a ``wide`` one gets a
     row of its own in an explorer (a long track)."""
     slider = W.SelectionSlider(options=options, value=value, description=description,
-                               continuous_update=continuous, style=CONTROL_STYLE,
+                               continuous_update=continuous,
+                               style=WIDE_STYLE if wide else CONTROL_STYLE,
                                layout=_control_layout(wide))
     slider.wide = wide
     return slider
 
 
-def int_slider(description, value, low, high, step=1, continuous=True):
-    return W.IntSlider(value=value, min=low, max=high, step=step, description=description,
-                       continuous_update=continuous, style=CONTROL_STYLE,
-                       layout=_control_layout())
+def int_slider(description, value, low, high, step=1, continuous=True, wide=False):
+    """An integer slider; a ``wide`` one (many positions) gets a row of its own."""
+    slider = W.IntSlider(value=value, min=low, max=high, step=step, description=description,
+                         continuous_update=continuous,
+                         style=WIDE_STYLE if wide else CONTROL_STYLE,
+                         layout=_control_layout(wide))
+    slider.wide = wide
+    return slider
 
 
 def float_slider(description, value, low, high, step, continuous=True):
@@ -346,26 +313,39 @@ def dropdown(description, options, value):
                       style=CONTROL_STYLE, layout=_control_layout())
 
 
-def toggle(description, options, value):
+def toggle(description, options, value, tooltips=None):
+    """Buttons for a few choices; short labels (a compact explorer gives them 160 px), the
+    long explanation in ``tooltips``."""
     return W.ToggleButtons(options=options, value=value, description=description,
-                           style={**CONTROL_STYLE, "button_width": "auto"},
-                           layout=_control_layout())
+                           tooltips=list(tooltips or []),
+                           style=TOGGLE_STYLE,  # label and buttons on one line
+                           layout=W.Layout(width="auto", min_width="0", display="flex",
+                                           align_items="center"))
 
 
 def _control_layout(wide=False):
     return W.Layout(width="100%" if wide else "auto", min_width="0")
 
 
+READOUT_STYLE = "font-size:14px;line-height:1.6;white-space:normal"
+# ipywidgets gives a slider's number 72 px, and its track what is left: in a compact column of
+# controls the track shrank to 30 px. Scoped to the explorers.
+EXPLORER_CSS = """<style>
+.ldpviz-explorer .jupyter-widget-inline-hbox .jupyter-widget-readout,
+.ldpviz-explorer .widget-inline-hbox .widget-readout { min-width: 40px; margin-left: 4px; }
+</style>"""
+
+
 def readout_html(items):
-    cells = "".join(f"<span style='display:inline-block;margin-right:22px'><b>{k}</b> {v}</span>"
+    cells = "".join(f"<span style='display:inline-block;margin-right:18px'><b>{k}</b> {v}</span>"
                     for k, v in items)
-    return f"<div style='font-size:15px;line-height:1.6;white-space:normal'>{cells}</div>"
+    return f"<div style='{READOUT_STYLE}'>{cells}</div>"
 
 
 def refusal_html(error):
-    """The readout for a control value the library refuses: its message, on one line."""
+    """The readout for a control value the library refuses: its message."""
     text = html.escape(" ".join(str(error).split()))
-    return f"<div style='font-size:15px;color:#b00020'><b>Not redrawn:</b> {text}</div>"
+    return f"<div style='{READOUT_STYLE};color:#b00020'><b>Not redrawn:</b> {text}</div>"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -374,12 +354,13 @@ def refusal_html(error):
 class Explorer(W.VBox):
     """A VBox with named ``controls``, its ``figures``, a ``readout`` and an ``update`` hook.
 
-    Controls sit in a grid that wraps with the width (the ε slider has a row of its own: a
-    long track); the figures follow the width of the box (:class:`WidthProbe`). Sliders update
-    while they move: the front end keeps at most one change of a slider in flight and merges
-    the later ones into the next message, so the kernel never works through a backlog and the
-    latest value always wins. ``last_update_seconds`` is the kernel-side time of the last
-    recompute and redraw.
+    It fits one screen (:mod:`._arrange`): the controls stand in a column beside the figures
+    where the width allows, else in a grid above them (the ε slider has a row of its own: a
+    long track), and the figures take the room left. Sliders update while they move: the
+    front end keeps at most one change of a slider in flight and merges the later ones into
+    the next message, so the kernel never works through a backlog and the latest value always
+    wins. ``last_update_seconds`` is the kernel-side time of the last recompute and redraw;
+    ``arrangement`` says where the controls stand and the figures' size.
     """
 
     def __init__(self, controls, figures, readout, update, title, extra=None, panels=None,
@@ -389,32 +370,80 @@ class Explorer(W.VBox):
         self.readout = readout
         self._update = update
         self.last_update_seconds = float("nan")
+        self.arrangement = None
         self.probe = WidthProbe()
-        header = W.HTML(f"<h3 style='margin:4px 0'>{title}</h3>"
+        header = W.HTML(f"{EXPLORER_CSS}<h3 style='margin:2px 0 4px 0;line-height:1.3'>{title}</h3>"
                         + (f"<div style='font-size:14px;color:#444'>{note}</div>" if note
-                           else ""))
+                           else ""), layout=W.Layout(margin="0"))
+        header.add_class("ldpviz-header")
+        self._note_chars = len(readout_items(note)[0]) if note else 0
         wide = [w for w in controls.values() if getattr(w, "wide", False)]
-        grid = W.GridBox([w for w in controls.values() if w not in wide] + list(extra or []),
-                         layout=W.Layout(grid_template_columns="repeat(auto-fill, minmax(330px,"
-                                                               " 1fr))",
-                                         grid_gap="2px 18px", width="100%"))
-        body = [header, *wide, grid, readout, self.probe, *(panels or figures)]
-        super().__init__(body, layout=W.Layout(width="100%", min_width="0"))
+        narrow = [w for w in controls.values() if w not in wide] + list(extra or [])
+        self._grid = W.GridBox(narrow,
+                               layout=W.Layout(grid_gap=f"0 {COLUMN_GAP}px", width="100%"))
+        self._counts = (len(wide), len(narrow))
+        self._controls = W.VBox([*wide, self._grid, readout],
+                                layout=W.Layout(min_width="0", flex="0 0 auto"))
+        self._controls.add_class("ldpviz-controls")
+        self._figure_box = W.VBox(list(panels or figures), layout=W.Layout(min_width="0"))
+        self._figure_box.add_class("ldpviz-figures")
+        self._body = W.Box([self._controls, self._figure_box],
+                           layout=W.Layout(display="flex", width="100%",
+                                           align_items="flex-start"))
+        self._body.add_class("ldpviz-body")
+        super().__init__([self.probe, header, self._body],
+                         layout=W.Layout(width="100%", min_width="0"))
+        self.add_class("ldpviz-explorer")
         for widget in controls.values():
             if hasattr(widget, "value"):
                 widget.observe(self.update, names="value")
-        self.probe.observe(self._fit, names="width")
+        self.probe.observe(self._fit, names=["width", "height", "chrome", "side"])
         self._redraw()  # a bad argument of the explorer itself raises, as for any function
+        self._arrange()
         self._sync_figures()
 
     @property
     def width(self):
         return self.probe.width or WidthProbe.last_width or DEFAULT_WIDTH
 
+    @property
+    def height(self):
+        return self.probe.height or WidthProbe.last_height or DEFAULT_HEIGHT
+
+    @property
+    def figure_size(self):
+        """(width, height) the figures are laid out for."""
+        return self.arrangement.figure_width, self.arrangement.figure_height
+
     def _fit(self, change):
-        WidthProbe.last_width = change["new"]
+        if self.probe.width:
+            WidthProbe.last_width = self.probe.width
+        if self.probe.height:
+            WidthProbe.last_height = self.probe.height
+        self._arrange()
+
+    def _arrange(self):
+        """Choose where the controls stand and lay the figures out for the room left."""
+        chrome = (self.probe.side, self.probe.chrome) if self.probe.chrome else None
+        new = arrange(self.figures[0]._ldpviz_panels, self.width, self.height, *self._counts,
+                      readout_items(self.readout.value), self._note_chars, chrome)
+        self._place(new.side)
+        self.arrangement = new
         for fig in self.figures:
-            fit_width(fig, change["new"])
+            fit(fig, new.figure_width, new.figure_height)
+
+    def _place(self, side):
+        """The controls in a column beside the figures (``side``) or in a grid above them."""
+        if side == getattr(self, "_placed", None):
+            return
+        self._placed = side
+        self._body.layout.flex_flow = "row" if side else "column"
+        self._controls.layout.width = f"{SIDE_WIDTH}px" if side else "100%"
+        self._controls.layout.margin = f"0 {SIDE_GAP}px 0 0" if side else "0"
+        self._grid.layout.grid_template_columns = (
+            "100%" if side else f"repeat(auto-fill, minmax({COLUMN}px, 1fr))")
+        self._figure_box.layout.flex = "1 1 0%" if side else "0 0 auto"
+        self._figure_box.layout.width = "auto" if side else "100%"
 
     def _sync_figures(self):
         for fig in self.figures:

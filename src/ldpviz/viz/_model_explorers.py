@@ -18,7 +18,7 @@ from ._explorer import (
     choice_slider,
     dropdown,
     epsilon_slider,
-    fit_width,
+    fit,
     float_slider,
     gamma_slider,
     int_slider,
@@ -34,33 +34,38 @@ from ._explorer import (
 from ._panels import Panel, Panels
 
 FEATURES = [(f"x{j + 1}", j) for j in range(views.D)]
-MASK_CHOICES = [("aligned: s* for all", "aligned"), ("personalized: γ-mask", "gamma")]
+MASK_CHOICES = [("aligned", "aligned"), ("γ-mask", "gamma")]
+MASK_TIPS = ["aligned: the same s* features are private for every user",
+             "personalized: W_γ, each user protects x1..xk, k drawn with tail γ"]
 # W_gamma: the user protecting k features protects x1..xk (features are ranked x1 first)
 USER_CHOICES = [(f"protects x1{f'–x{k}' if k > 1 else ''}", k) for k in range(1, views.D + 1)]
 N_STOPS = (1_000, 2_000, 5_000, 10_000, 20_000, 40_000)
 #: The label's share: Appendix C.1's values and beyond, then HistOfTree's default public rule.
 RHO_STOPS = [(f"{r / 10:.1f}", r / 10) for r in range(1, 10)] + [("auto", "auto")]
+LEGEND_WIDTH = 300  # the partition's legend when it stands right of the heat map
 Z_RANGE = (-0.5, 3.0)  # colour scale of every f: f* lies in [0.48, 2.5]
 
 
 def _privacy_controls():
     """Who protects what: the mask (aligned s* or personalized W_gamma) and its gamma."""
-    return {"mask": toggle("who protects what", MASK_CHOICES, "aligned"),
+    return {"mask": toggle("who protects", MASK_CHOICES, "aligned", MASK_TIPS),
             "gamma": gamma_slider(1.0)}
 
 
-ESTIMATE_CHOICES = [("stable (variance-aware)", "stable"), ("eq (9) as printed", "paper")]
+ESTIMATE_CHOICES = [("stable", "stable"), ("eq (9)", "paper")]
+ESTIMATE_TIPS = ["stable: variance-aware, shrinks sparse cells (the default)",
+                 "eq (9) as printed: explodes in sparse cells"]
 
 
 def _estimate_control():
     """HistOfTree's cell estimate: eq (9) explodes in sparse cells, the stable one shrinks them."""
-    return {"cell_estimate": toggle("cell estimate", ESTIMATE_CHOICES, "stable")}
+    return {"cell_estimate": toggle("cell estimate", ESTIMATE_CHOICES, "stable", ESTIMATE_TIPS)}
 
 
 def _model_controls(s_max=views.D):
     return {
         "epsilon": epsilon_slider(4.0),
-        "s_star": int_slider("s* (private features)", 2, 0, s_max),
+        "s_star": int_slider("s* (private)", 2, 0, s_max),
         "depth": int_slider("depth p (tree)", 2, 0, 8),
         "t": int_slider("t (bins per axis)", 2, 1, 6),
     }
@@ -70,7 +75,7 @@ def _personalized(controls):
     """Adapt the controls to the mask; True for W_gamma."""
     personal = controls["mask"].value == "gamma"
     controls["gamma"].disabled = not personal
-    controls["s_star"].description = "s (histogram axes)" if personal else "s* (private features)"
+    controls["s_star"].description = "s (hist. axes)" if personal else "s* (private)"
     return personal
 
 
@@ -121,17 +126,17 @@ def partition_explorer(n=10_000):
     """
     controls = {
         **_model_controls(),
-        "rho": choice_slider("ρ (label share of ε)", RHO_STOPS, 0.5),
-        "hold": float_slider("other features at", 0.5, 0.0, 1.0, 0.1),
+        "rho": choice_slider("ρ (label share)", RHO_STOPS, 0.5),
+        "hold": float_slider("other features", 0.5, 0.0, 1.0, 0.1),
         "x_axis": dropdown("horizontal axis", FEATURES, 0),
         "y_axis": dropdown("vertical axis", FEATURES, 4),
         **_privacy_controls(),
         "user": dropdown("user shown", USER_CHOICES, 2),
         **_estimate_control(),
     }
-    panels = Panels([Panel("who protects what (blue)", weight=0.3, height=None, min_width=150),
-                     Panel("f̃ on the slice", square=True, colorbar=True, min_width=300)],
-                    legend=6)
+    panels = Panels([Panel("who protects (blue)", weight=0.3, fill=True, min_width=90),
+                     Panel("f̃ on the slice", square=True, colorbar=True, min_width=220)],
+                    legend=6, legend_width=LEGEND_WIDTH)
     traces = [
         *_mask_traces(),
         on_panel(go.Heatmap(colorscale=HEATMAP_SCALE, zmin=Z_RANGE[0], zmax=Z_RANGE[1],
@@ -139,11 +144,11 @@ def partition_explorer(n=10_000):
                  1, None),
         on_panel(go.Scatter(mode="lines", line={"color": BLACK, "width": 1.5},
                             name="cell edges", hoverinfo="skip"), 1, "figure"),
-        on_panel(go.Scatter(mode="markers", name="users (a protected coordinate at random)",
+        on_panel(go.Scatter(mode="markers", name="users (hidden value at random)",
                             marker={"size": 6, "color": "rgba(255,255,255,0.75)",
                                     "line": {"color": BLACK, "width": 0.8}}), 1, "figure"),
         on_panel(go.Scatter(mode="lines", line={"color": VERMILLION, "width": 4},
-                            name="potential cells V<sub>i</sub> of the user shown",
+                            name="the user's potential cells V<sub>i</sub>",
                             hoverinfo="skip"), 1, "figure"),
         on_panel(go.Scatter(mode="markers", name="the user's point (never sent whole)",
                             marker={"size": 18, "symbol": "star", "color": VERMILLION,
@@ -213,10 +218,10 @@ SURFACE_TITLES = ("truth f*", "privatised f̃", "no privacy, same cells")
 
 def _heat_figure():
     # one y axis for the three: its labels on the first panel only, small gaps between them
-    panels = Panels([Panel(SURFACE_TITLES[0], square=True, min_width=200, gap=26),
-                     Panel(SURFACE_TITLES[1], square=True, min_width=200, gap=26,
+    panels = Panels([Panel(SURFACE_TITLES[0], square=True, min_width=115, gap=22),
+                     Panel(SURFACE_TITLES[1], square=True, min_width=115, gap=22,
                            shared_y=True),
-                     Panel(SURFACE_TITLES[2], square=True, colorbar=True, min_width=200,
+                     Panel(SURFACE_TITLES[2], square=True, colorbar=True, min_width=115,
                            shared_y=True)])
     traces = [on_panel(go.Heatmap(colorscale=HEATMAP_SCALE, zmin=Z_RANGE[0], zmax=Z_RANGE[1],
                                   showscale=i == 2, name=SURFACE_TITLES[i],
@@ -236,10 +241,12 @@ CAMERA = {"eye": {"x": 1.65, "y": -1.65, "z": 1.0}, "center": {"x": 0, "y": 0, "
 def _surface_figure():
     """The 3-D view: three scenes on one z range, seen from an oblique camera, rotated
     together (a rotation of one is copied to the others)."""
-    panels = Panels([Panel(SURFACE_TITLES[0], kind="scene", square=True, min_width=260),
-                     Panel(SURFACE_TITLES[1], kind="scene", square=True, min_width=260),
+    panels = Panels([Panel(SURFACE_TITLES[0], kind="scene", square=True, min_width=180,
+                           gap=12),
+                     Panel(SURFACE_TITLES[1], kind="scene", square=True, min_width=180,
+                           gap=12),
                      Panel(SURFACE_TITLES[2], kind="scene", square=True, colorbar=True,
-                           min_width=260)], axis_titles=False)
+                           min_width=180)], axis_titles=False)
     traces = [on_panel(go.Surface(colorscale=HEATMAP_SCALE, cmin=Z_RANGE[0], cmax=Z_RANGE[1],
                                   showscale=i == 2, name=SURFACE_TITLES[i],
                                   colorbar={"title": {"text": "f(x)", "side": "right"}}),
@@ -293,12 +300,12 @@ def surface_explorer():
     controls = {
         **_model_controls(),
         "n": choice_slider("n users", [(f"{v:,}", v) for v in N_STOPS], 10_000),
-        "kind": toggle("show as", list(zip(("heat maps", "3-D surfaces"), KINDS, strict=True)),
-                       "heatmap"),
+        "kind": toggle("show as", list(zip(("heat maps", "3-D"), KINDS, strict=True)),
+                       "heatmap", ["three heat maps", "three 3-D surfaces (drag to rotate)"]),
         **_privacy_controls(),
         **_estimate_control(),
     }
-    new_draw = W.Button(description="new draw (fresh privacy noise)", icon="refresh",
+    new_draw = W.Button(description="new draw", icon="refresh", tooltip="fresh privacy noise",
                         layout=W.Layout(width="auto"))
     heat = _heat_figure()
     heat_box, surf_box = W.Box([heat], layout=W.Layout(width="100%")), W.Box(
@@ -318,7 +325,7 @@ def surface_explorer():
         new = not show_heat and len(figures) == 1
         if new:
             figures.append(_surface_figure())
-            fit_width(figures[1], explorer.width)
+            fit(figures[1], *explorer.figure_size)
         fig = heat if show_heat else figures[1]
         xtitle, ytitle = (_axis_title(a, out, personal, short=True) for a in (0, 4))
         with fig.batch_update():

@@ -52,11 +52,11 @@ def mechanism_explorer():
     """The Laplace label release and the GRR cell report of one user as epsilon moves."""
     controls = {
         "epsilon": epsilon_slider(1.0, 0.125, 16),
-        "rho": float_slider("ρ (label share of ε)", 0.5, 0.1, 0.9, 0.1),
-        "k": choice_slider("potential cells |V|", [(str(v), v) for v in K_STOPS], 6),
+        "rho": float_slider("ρ (label share)", 0.5, 0.1, 0.9, 0.1),
+        "k": choice_slider("potential |V|", [(str(v), v) for v in K_STOPS], 6),
     }
-    panels = Panels([Panel("released label Ỹ = clip(Y) + Laplace", legend=2, min_width=280),
-                     Panel("GRR: which cell is reported", legend=2, min_width=280)])
+    panels = Panels([Panel("released label Ỹ = clip(Y) + Laplace", legend=2, min_width=220),
+                     Panel("GRR: which cell is reported", legend=2, min_width=220)])
     traces = [on_panel(go.Scatter(mode="lines", name=name,
                                   line={"color": color, "width": 3, "dash": dash}), 0)
               for name, color, dash in (("true label −1", BLUE, "solid"),
@@ -98,15 +98,15 @@ def bcdp_explorer():
     controls = {
         "epsilon": epsilon_slider(2.0, 0.25, 16, description="ε (overall LDP)"),
         "delta": _delta_slider(),
-        "k": int_slider("sensitive features k", 2, 0, 10),
+        "k": int_slider("k (sensitive)", 2, 0, 10),
         "q": choice_slider("correlation q", [(f"{v:g}", v) for v in Q_STOPS], 0.01),
         "zeta": float_slider("ζ", 0.5, 0.1, 1.0, 0.1),
         "n": choice_slider("n users", [(f"{v:,}", v) for v in (500, 1_000, 2_000, 5_000, 10_000)],
                            2000),
-        "d": int_slider("d features", 10, 2, 20),
+        "d": choice_slider("d features", [(str(v), v) for v in D_STOPS], 10),
     }
-    panels = Panels([Panel("budget per coordinate", legend=2, min_width=280),
-                     Panel("error per coordinate (± 2 SE)", legend=4, min_width=280)])
+    panels = Panels([Panel("budget per coordinate", legend=2, min_width=200),
+                     Panel("error per coordinate (± 2 SE)", legend=4, min_width=200)])
     traces = [
         on_panel(go.Bar(name="BCDP budget c<sub>i</sub> (Theorem 2)", marker={"color": BLUE}), 0),
         on_panel(go.Scatter(mode="markers", name="required δ<sub>i</sub>",
@@ -159,12 +159,13 @@ def bcdp_explorer():
 
 
 K_STOPS = (2, 3, 4, 6, 8, 12, 16, 24, 30)
+D_STOPS = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20)
 Q_STOPS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0)
 
 
 def _delta_slider():
     stops = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4)
-    return choice_slider("δ of sensitive features", [(f"{v:g}", float(v)) for v in stops], 0.2)
+    return choice_slider("δ (sensitive)", [(f"{v:g}", float(v)) for v in stops], 0.2)
 
 
 def _fit_log_axis(axis, floor, ceiling):
@@ -188,10 +189,10 @@ def comparison_explorer():
     DT at the chosen epsilon and s*."""
     controls = {
         "epsilon": epsilon_slider(4.0, 0.5, 32, continuous=False),
-        "s_star": int_slider("s* (private features)", 2, 0, views.D, continuous=False),
+        "s_star": int_slider("s* (private)", 2, 0, views.D, continuous=False),
     }
     # Two-line tick labels, never rotated: rotated labels at 1024 px ran into the axis title.
-    panels = Panels([Panel("", legend=1, height=320)], tick_lines=2)
+    panels = Panels([Panel("", legend=1, min_width=300, aspect=2.2)], tick_lines=2)
     traces = [on_panel(go.Bar(name="best of a small grid, mean of 2 samples (± 2 SE)",
                               marker={"color": BLUE},
                               error_y={"type": "data", "symmetric": False}), 0)]

@@ -49,11 +49,11 @@ def lambda_explorer(n=10_000, epsilon=4.0):
     """The mask W_gamma, delta(p) (eq 12), the objective (11) against p, and lambda*."""
     controls = {
         "gamma": gamma_slider(1.0),
-        "s": int_slider("s (histogram axes)", 1, 0, views.D - 1),
-        "depth": int_slider("depth p", 4, 1, 14),
+        "s": int_slider("s (hist. axes)", 1, 0, views.D - 1),
+        "depth": int_slider("depth p", 4, 1, 14, wide=True),  # 14 positions: a long track
     }
     panels = Panels([
-        Panel("W (blue = protected)", weight=0.24, height=None, legend=1, min_width=150),
+        Panel("W (blue = protected)", weight=0.24, fill=True, legend=1, min_width=110),
         Panel("δ(p), eq (12)", weight=0.38, legend=2),
         Panel("objective (11) against p", weight=0.38, legend=4)])
     traces = [
@@ -116,7 +116,7 @@ def tradeoff_explorer():
     """Terms of (11)/(15) against p, the rate (13) against s, and bounds (13) vs (10) in eps."""
     controls = {
         "epsilon": epsilon_slider(2.0),
-        "s": int_slider("s (histogram axes)", 1, 0, views.D - 1),
+        "s": int_slider("s (hist. axes)", 1, 0, views.D - 1),
         "gamma": gamma_slider(1.0),
         "n": choice_slider("n users", [(f"{v:,}", v) for v in N_CHOICES], 10_000),
     }

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ._explorer import Explorer, WidthProbe
+from ._explorer import Explorer
 from ._model_explorers import partition_explorer, surface_explorer
 from ._more_explorers import bcdp_explorer, comparison_explorer, mechanism_explorer
 from ._panels import Panel, Panels
+from ._probe import WidthProbe
 from ._theory_explorers import lambda_explorer, tradeoff_explorer
 from .views import log_ticks
 
