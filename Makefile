@@ -62,6 +62,7 @@ notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=120 notebooks/
 
 app: $(STAMP)  ## serve the dashboard as an app (Voila) on localhost
+	@$(BIN)/jupyter trust notebooks/app.ipynb > /dev/null  # ours: Voila warned it is not trusted
 	$(BIN)/voila notebooks/app.ipynb --template=ldpviz --Voila.ip=127.0.0.1
 
 screenshots: $(STAMP)  ## regenerate docs/images: app tabs at 1366 px, the app at 1024 px, static figures (needs /usr/bin/chromium)

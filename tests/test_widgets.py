@@ -1,6 +1,7 @@
 """Drive every explorer headless: each control changes what is drawn, readouts update."""
 
 import itertools
+import json
 
 import ipywidgets as W
 import numpy as np
@@ -503,9 +504,11 @@ def test_symbols_are_typeset():
 
 
 def test_the_bounds_panel_says_constants_are_dropped_and_where_13_holds():
-    fig = widgets.tradeoff_explorer().figures[0]
-    notes = " ".join(a.text for a in fig.layout.annotations)
-    assert "Constants are dropped" in notes and "high probability" in notes
+    explorer = widgets.tradeoff_explorer()
+    fig = explorer.figures[0]
+    note = explorer.children[1].value  # under the title
+    assert "constants dropped" in note and "high probability" in note
+    assert "(13) claimed up to ε ≈" in explorer.readout.value
     shaded = [s for s in fig.layout.shapes if s.type == "rect"]
     assert shaded and shaded[0].x0 == pytest.approx(views.tradeoff_view()["epsilon_max"])
 
@@ -528,8 +531,14 @@ def test_plotly_code_travels_once_per_kernel():
     assert bundles.SHARED_BUNDLE is not None, "plotly's bundle no longer ends as expected"
     assert all(len(fig._esm) < 2_000 for fig in figures)  # not plotly's 5 MB each
     bundle = bundles.PlotlyBundle.shared()
-    assert len(bundle._esm) < 2_000 and len(bundle.code) > 1_000_000  # loaded after start
-    assert bundles.PLOTLY_KEY in bundle.code and bundle.key == bundles.PLOTLY_KEY
+    assert len(bundle._esm) < 2_000 and bundle.key == bundles.PLOTLY_KEY
+    assert len(json.dumps(bundle.get_state(), default=str)) < 10_000  # not in the page's state
+    sent = []
+    bundle.send = lambda content, buffers=None: sent.append((content, buffers))
+    bundle._handle_custom_msg({"request": "code"}, [])  # what the page asks once
+    (content, (code,)), = sent
+    assert content == {"key": bundles.PLOTLY_KEY} and len(code) > 1_000_000
+    assert bundles.PLOTLY_KEY.encode() in code
     assert bundles.PLOTLY_KEY in figures[0]._esm
 
 

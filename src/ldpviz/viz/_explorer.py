@@ -332,7 +332,8 @@ READOUT_STYLE = "font-size:14px;line-height:1.6;white-space:normal"
 # controls the track shrank to 30 px. Scoped to the explorers.
 EXPLORER_CSS = """<style>
 .ldpviz-explorer .jupyter-widget-inline-hbox .jupyter-widget-readout,
-.ldpviz-explorer .widget-inline-hbox .widget-readout { min-width: 40px; margin-left: 4px; }
+.ldpviz-explorer .widget-inline-hbox .widget-readout {
+  min-width: 40px; margin-left: 4px; flex-shrink: 0; }
 </style>"""
 
 

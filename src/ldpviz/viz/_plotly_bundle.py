@@ -7,6 +7,13 @@ machine misses that, and such a figure silently ignores every later update from 
 Here the bundle travels once, in one invisible widget (PlotlyBundle) that puts plotly's
 widget factory on ``window``; each Figure carries a few lines that initialize at once and
 draw as soon as the factory is there.
+
+The code is not part of the widget's state: a page that opens fetches the state of every
+widget through one message that ipywidgets waits 4 s for, and on a busy machine 5 MB made it
+miss that (the page then asked widget by widget, twice the work). The bundle asks the kernel
+for the code once its model exists, and evaluates it when no explorer widget has started for
+0.4 s: evaluating 5 MB holds the page for a second or more (several on a busy machine), which
+would make a widget starting meanwhile miss anywidget's 2 s.
 """
 
 from __future__ import annotations
@@ -40,6 +47,9 @@ def _shared_bundle():
 
 
 SHARED_BUNDLE = _shared_bundle()
+# Each explorer widget (figure, probe) stamps the time it started: the bundle waits for quiet.
+STARTED = "window.__ldpvizStarted = performance.now();"
+
 FIGURE_ESM = """
 const loaded = new Promise((resolve) => {
   const look = () => {
@@ -52,6 +62,7 @@ export default () => {
   let widget = null, started = null;
   return {
     initialize(context) {  // at once: plotly's own initialize runs when its code is there
+      STARTED
       started = loaded.then((factory) => {
         widget = factory();
         return widget.initialize(context);
@@ -63,35 +74,63 @@ export default () => {
     },
   };
 };
-""".replace("PLOTLY_KEY", PLOTLY_KEY)
+""".replace("PLOTLY_KEY", PLOTLY_KEY).replace("STARTED", STARTED)
+
+BUNDLE_ESM = """
+export default {
+  initialize({ model }) {
+    const key = model.get("key");
+    const loading = (window.__ldpvizPlotlyLoading = window.__ldpvizPlotlyLoading || {});
+    const there = () => !!(window.__ldpvizPlotly || {})[key];
+    const evaluate = (code) => {  // when no explorer widget started for 0.4 s
+      if (performance.now() - (window.__ldpvizStarted || 0) < 400)
+        return setTimeout(() => evaluate(code), 100);
+      const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      import(url).finally(() => URL.revokeObjectURL(url));
+    };
+    const ask = () => {
+      model.on("msg:custom", (msg, buffers) => {
+        if (msg && msg.key === key && buffers && buffers.length && !there()) evaluate(buffers[0]);
+      });
+      model.send({ request: "code" });
+    };
+    if (!loading[key]) {
+      loading[key] = true;
+      ask();
+    } else {  // another kernel on this page brings the same version; ask if it never does
+      setTimeout(() => { if (!there()) ask(); }, 20000);
+    }
+  },
+  render() {},
+};
+"""
 
 
 class PlotlyBundle(anywidget.AnyWidget):
     """The invisible widget that brings plotly's widget code to the page, once per kernel.
 
-    The code travels as a trait, not as the widget's own module: the module is a few lines
-    that start loading it and return, so this widget too is ready well within anywidget's 2 s.
+    The code travels in a message the page asks for, not in the widget's state (see above);
+    the widget's module is a few lines, so this widget too is ready well within anywidget's
+    2 s.
     """
 
-    _esm = """
-    export default {
-      initialize({ model }) {
-        const key = model.get("key");
-        const loading = (window.__ldpvizPlotlyLoading = window.__ldpvizPlotlyLoading || {});
-        if (loading[key]) return;  // another kernel on this page brought the same version
-        loading[key] = true;
-        const url = URL.createObjectURL(new Blob([model.get("code")], { type: "text/javascript" }));
-        import(url).finally(() => URL.revokeObjectURL(url));
-      },
-      render() {},
-    };
-    """
-    code = traitlets.Unicode(SHARED_BUNDLE or "").tag(sync=True)
+    _esm = BUNDLE_ESM
     key = traitlets.Unicode(PLOTLY_KEY).tag(sync=True)
     instance = None
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.on_msg(self._send_code)
+
+    def _send_code(self, _widget, content, _buffers):
+        if isinstance(content, dict) and content.get("request") == "code":
+            self.send({"key": PLOTLY_KEY}, buffers=[CODE])
 
     @classmethod
     def shared(cls):
         if cls.instance is None:
             cls.instance = cls()
         return cls.instance
+
+
+CODE = (SHARED_BUNDLE or "").encode("utf-8")

@@ -17,8 +17,11 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
+from ._plotly_bundle import STARTED
+
 PROBE_ESM = """
 export default {
+  initialize() { STARTED },
   render({ model, el }) {
     el.style.cssText = "width: 100%; height: 0; overflow: hidden; margin: 0; padding: 0;";
     let timer = null, retry = null, seq = 0, tries = 0, observer = null;
@@ -83,7 +86,7 @@ export default {
     };
   }
 };
-"""
+""".replace("STARTED", STARTED)
 
 
 class WidthProbe(anywidget.AnyWidget):
