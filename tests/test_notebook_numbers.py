@@ -152,6 +152,8 @@ EXACT = {
     "07": {
         # whatif's default split: test_size = 0.3 (Table 1's protocol)
         "70": "100 * (1 - inspect.signature(whatif.whatif).parameters['test_size'].default)",
+        # a one-sided test at 0.05 rejects a normal mean beyond 1.64 standard errors
+        "1.6": "np.sqrt(2) * __import__('scipy.special').special.erfinv(0.9)",
     },
     "08": {
         "73": "100 * np.e / (1 + np.e)",  # RR with epsilon = 1 keeps the bit w.p. e / (1 + e)

@@ -421,6 +421,42 @@ def best_per_value(results, param, y="mse", pair="rep"):
     return results[keep].pivot_table(index=pair, columns=param, values=y)
 
 
+def histogram_gain(result, methods=("HistOfTree ME", "HistOfTree CART")):
+    """Did HistOfTree's private histogram help in a what-if run? Per method and epsilon, the
+    best grid point with t = 2 against the best with t = 1 (:func:`best_per_value`), paired
+    over the splits.
+
+    Parameters
+    ----------
+    result : ldpviz.reproduce.whatif.WhatIf
+        A run whose HistOfTree grid has t in {1, 2} (aligned paradigm).
+    methods : the HistOfTree rows to compare.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (method, ε): ``best t`` (the t of the method's best grid point),
+        ``t = 2 vs t = 1`` (the mean relative change of the MSE, as a fraction of the t = 1
+        point's mean MSE) and ``2 SE``.
+    """
+    results = result.results
+    _check_columns(results, ["method", "epsilon", "t", "paradigm"], "histogram_gain")
+    summary = result.summary[result.summary["paradigm"] == "aligned"]
+    chosen = summary.set_index(["method", "epsilon"])["t"]
+    mine = results[results["method"].isin(methods) & (results["paradigm"] == "aligned")]
+    rows = []
+    for (method, eps), grid in mine.groupby(["method", "epsilon"]):
+        best_t = best_per_value(grid, "t")
+        if not {1, 2} <= set(best_t.columns):
+            raise ValueError(f"histogram_gain: {method} at epsilon {eps:g} has no grid point "
+                             f"with t = {1 if 1 not in best_t.columns else 2}.")
+        change = (best_t[2] - best_t[1]) / best_t[1].mean()
+        rows.append({"method": method, "ε": eps, "best t": int(chosen[method, eps]),
+                     "t = 2 vs t = 1": change.mean(),
+                     "2 SE": 2 * change.std(ddof=1) / np.sqrt(len(change))})
+    return pd.DataFrame(rows).set_index(["method", "ε"])
+
+
 def panel_with_floor(results, floor, floor_label="no privacy (DT)", colors=None, title=None):
     """A log-log Figure 2 panel against epsilon with a dotted horizontal floor (e.g. DT's MSE)."""
     beside = results["series"].nunique() > LEGEND_INSIDE_MAX  # as figure2_panel decides
