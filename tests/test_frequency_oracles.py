@@ -425,6 +425,20 @@ def test_per_user_debiasing_is_refused_with_the_size_and_the_frequency_api(call)
         call()
 
 
+def test_per_user_potential_matrices_are_refused_beyond_the_budget(rng):
+    from ldpviz.partition import build_partition
+
+    X = rng.random((2000, 3))
+    W = rng.random((2000, 3)) < 0.5
+    part = build_partition(X, X[:, 0], W, hist_axes=(0, 1), t=4, depth=2)
+    assert part.potential_cells(X, W).shape == (2000, part.n_cells)
+    with ldpviz.config_context(max_bytes=5000):  # the smallest, the tree's, takes 8000
+        for call in (lambda: part.potential_cells(X, W), lambda: part.potential(X, W),
+                     lambda: part.tree.potential(X, W)):
+            with pytest.raises(ValueError, match=r"n=2000 would need .* bytes.*potential_sum"):
+                call()
+
+
 def test_per_user_debiasing_below_the_budget_is_unchanged():
     reports = grr_reports(_skewed_values(500, 4), 4, 1.0, 0)
     assert np.allclose(debias_grr(reports, 4, 1.0).sum(0), estimate_grr(reports, 4,

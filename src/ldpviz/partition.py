@@ -27,6 +27,7 @@ from ._tree_growth import CART_BINS, TREE_MEMO, TreeMemo, grow, reuse_trees
 
 __all__ = ["CART_BINS", "RULES", "Histogram", "Partition", "PublicTree", "TreeMemo",
            "build_partition", "grow_tree", "reuse_trees"]
+from ._config import check_budget, get_config
 from ._validation import check_choice, check_int
 
 RULES = ("max-edge", "cart")
@@ -59,6 +60,17 @@ def _group_sums(group, n_groups, weights):
                      for col in weights.T], axis=-1)
 
 
+def check_matrix(owner, n, columns, bytes_per_entry):
+    """Refuse a per-user (n, columns) boolean matrix of ``bytes_per_entry`` bytes per entry
+    (result and temporaries) beyond the ``max_bytes`` budget, before building it; the message
+    points to the factored and summed forms that never build it."""
+    fits = get_config()["max_bytes"] // max(bytes_per_entry * columns, 1)
+    check_budget(f"{owner} over {columns:,} columns", "n", n,
+                 {"max_bytes": bytes_per_entry * n * columns}, fits=fits,
+                 advice=f"use n <= {fits:,} here, or Partition.potential_sum, which sums over "
+                        "the users without building the (n, columns) matrix")
+
+
 # ----------------------------------------------------------------------------------------------
 # Histogram on the private axes
 # ----------------------------------------------------------------------------------------------
@@ -86,7 +98,10 @@ class Histogram:
         return cell
 
     def potential(self, X, W):
-        """(n, n_cells) bool: histogram cells consistent with each user's published coordinates."""
+        """(n, n_cells) bool: histogram cells consistent with each user's published coordinates.
+
+        Refused beyond the ``max_bytes`` budget before it is built (:func:`check_matrix`)."""
+        check_matrix("Histogram.potential", len(X), self.n_cells, 3)
         b = self.bins(X)
         H = np.ones((len(X), 1), dtype=bool)
         grid = np.arange(self.t)
@@ -261,7 +276,9 @@ class PublicTree:
         return self.leaf_id[node]
 
     def potential(self, X, W):
-        """(n, n_leaves) bool: leaves consistent with each user's published tree coordinates."""
+        """(n, n_leaves) bool: leaves consistent with each user's published tree coordinates
+        (refused beyond the ``max_bytes`` budget, :func:`check_matrix`)."""
+        check_matrix("PublicTree.potential", len(X), self.n_leaves, 1)
         group, table = self.potential_groups(X, W)
         return table[group]
 
@@ -432,7 +449,9 @@ class Partition:
         return self.histogram.potential(X, W), self.tree.potential(X, W)
 
     def potential_cells(self, X, W):
-        """V_i as an (n, n_cells) boolean matrix (small n only; see :meth:`potential`)."""
+        """V_i as an (n, n_cells) boolean matrix (small n only; see :meth:`potential`): refused
+        beyond the ``max_bytes`` budget before it is built (:func:`check_matrix`)."""
+        check_matrix("Partition.potential_cells", len(X), self.n_cells, 2)
         H, T = self.potential(X, W)
         return (H[:, :, None] & T[:, None, :]).reshape(len(X), -1)
 
