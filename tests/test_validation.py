@@ -208,8 +208,11 @@ def test_epsilon_too_small_to_simulate_is_refused(model):
     with pytest.raises(ValueError, match=r"epsilon=5e-324 is too small to simulate.*use "
                                          r"epsilon >= "):
         _fit(model, X)
-    model.set_params(epsilon=1.0, y_bound=1e300)
+    model.set_params(epsilon=1e-10, y_bound=1e62)
     with pytest.raises(ValueError, match="label noise scale"):
+        _fit(model, X)
+    model.set_params(epsilon=1.0, y_bound=1e300)  # its square's square overflows
+    with pytest.raises(ValueError, match=r"y_bound=1e\+300 is above 1e\+70"):
         _fit(model, X)
     # so small that M^2 underflows: HistOfTree's budget rule divided 0 by 0
     model.set_params(y_bound=1e-200)
@@ -374,3 +377,119 @@ def test_private_features_may_name_a_dataframe_s_columns(model):
         _fit(clone(named), X)
     with pytest.raises(ValueError, match="list of column indices"):
         _fit(clone(model).set_params(**{**params, "private_features": ["bmi", 0]}), frame)
+
+
+# ----------------------------------------------------------------------------------------------
+# Dates, durations and other data numpy would read as numbers
+# ----------------------------------------------------------------------------------------------
+DATES = "holds dates \\(datetime64\\[s\\]\\)"
+DURATIONS = "holds durations \\(timedelta64\\[s\\]\\)"
+
+
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_dates_and_durations_are_refused_not_read_as_seconds(model):
+    """y.astype("datetime64[s]") used to fit all 8 regressors on seconds since 1970."""
+    labels = LABELS if hasattr(model, "classes") else Y
+    with pytest.raises(TypeError, match=rf"^y {DATES}"):
+        _fit(model, X, labels.astype("datetime64[s]"))
+    with pytest.raises(TypeError, match=rf"^y {DURATIONS}"):
+        _fit(model, X, labels.astype("timedelta64[s]"))
+    # features that are dates within [0, 1] s of 1970 passed the box check
+    with pytest.raises(TypeError, match=rf"^X {DATES}: numpy would read them as counts of "
+                                        r"their unit since 1970-01-01.*np\.timedelta64\(1, 'D'\)"):
+        _fit(model, np.zeros(X.shape).astype("datetime64[s]"))
+    with pytest.raises(TypeError, match=rf"^X {DURATIONS}: .*convert them to numbers in a "
+                                        "unit you choose"):
+        _fit(model, X.astype("timedelta64[s]"))
+    frame = pd.DataFrame(X, columns=NAMES).assign(bp=pd.to_datetime(X[:, 2], unit="s"))
+    with pytest.raises(TypeError, match=r"^X column 'bp' holds dates \(datetime64\[ns\]\)"):
+        _fit(model, frame)
+    stamps = X.astype(object)
+    stamps[2, 1] = pd.Timestamp(0)
+    with pytest.raises(TypeError, match=r"^X holds dates \(the entry at row, column 2, 1 is "
+                                        r"Timestamp\('1970-01-01 00:00:00'\)\)"):
+        _fit(model, stamps)
+    with pytest.raises(TypeError, match=r"^W holds durations \(timedelta64\[s\]\); the mask "
+                                        r"holds 0/1 or True/False \(1 = protected\)\.$"):
+        _fit_with_mask(model, X, np.ones(X.shape).astype("timedelta64[s]"))
+
+
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_masked_sparse_and_record_data_are_refused_naming_the_argument(model):
+    masked = np.ma.masked_array(X, mask=np.zeros(X.shape, dtype=bool))
+    _fit(model, masked)  # nothing masked: the values are the data
+    masked[4, 1] = np.ma.masked  # used to fit on the value under the mask
+    with pytest.raises(ValueError, match=r"^X is a masked array with 1 masked entries \(the "
+                                         r"first at \(4, 1\)\)"):
+        _fit(model, masked)
+    with pytest.raises(TypeError, match=r"^X column 'age' holds pandas sparse values"):
+        _fit(model, pd.DataFrame(X, columns=NAMES).astype({"age": pd.SparseDtype(float, 0.0)}))
+    records = np.zeros(len(X), dtype=[("a", float), ("b", float)])
+    with pytest.raises(TypeError, match=r"^X is a structured \(record\) array"):
+        _fit(model, records)
+    for container in ({"a": X}, {1, 2}, (row for row in X)):
+        with pytest.raises(TypeError, match=r"^X must be an array \(a numpy array, a "
+                                            r"DataFrame or a list of rows\), got a"):
+            _fit(model, container)
+    with pytest.raises(TypeError, match=r"^X is None; pass an array of numbers\.$"):
+        _fit(model, None)
+
+
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_masks_of_numbers_in_objects_are_read_and_others_named(model):
+    """A mask of 0/1 objects (pandas' nullable columns give them) was refused as strings."""
+    W = np.zeros(X.shape, dtype=object)
+    W[:, 0] = True
+    _fit_with_mask(model, X, W)
+    W[3, 2] = None
+    with pytest.raises(ValueError, match=r"^W has a missing entry \(None\) at row, column 3, 2"):
+        _fit_with_mask(model, X, W)
+    W[3, 2] = "1"
+    with pytest.raises(ValueError, match="the entry at row, column 3, 2 is '1'; strings do not "
+                                         "count as protected"):
+        _fit_with_mask(model, X, W)
+    ragged = [[0] * X.shape[1] for _ in range(len(X))]
+    ragged[5] = [0]
+    with pytest.raises(ValueError, match=r"^W must be a 0/1 array of shape \(300, 5\)"):
+        _fit_with_mask(model, X, ragged)
+
+
+# ----------------------------------------------------------------------------------------------
+# Numbers too large for a float, shares too small to simulate, bounds too wide
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_integers_beyond_the_floats_are_refused_by_name(model):
+    """epsilon=2**1100 raised a bare OverflowError ("int too large to convert to float")."""
+    params = model.get_params()
+    for param in ("epsilon", "y_bound", "rho", "zeta", "c"):
+        if param not in params:
+            continue
+        with pytest.raises(ValueError, match=rf"^{param}\b.*an integer of 332 digits") as info:
+            _fit(clone(model).set_params(**{param: 2**1100}), X)
+        assert len(str(info.value)) < 300  # not the 332 digits
+    for param in ("min_samples_leaf", "max_depth", "depth", "t"):
+        if param in params:
+            with pytest.raises(ValueError, match=rf"^{param} must be .*, got an integer of 332 "
+                                                 r"digits\.$"):
+                _fit(clone(model).set_params(**{param: -(2**1100)}), X)
+
+
+def test_advice_for_budgets_and_bounds_is_advice_that_works():
+    """y_bound=1e308 advised "use epsilon >= inf"; rho=1e-320 named only epsilon."""
+    with pytest.raises(ValueError, match=r"^y_bound=1e\+308 is above 1e\+70.* so that "
+                                         r"y_bound <= 1e\+70\.$"):
+        _fit(HistOfTree(s=2, y_bound=1e308), X)
+    huge = HistOfTree(s=2, y_bound=1e70, epsilon=np.inf)
+    assert np.all(np.isfinite(_fit(huge, X, Y * 1e69).predict(X)))
+    with pytest.raises(ValueError, match=r"label noise scale .* so that y_bound <= 2\.5e\+59 "
+                                         r"\(or epsilon >= 4e-10\)\.$"):
+        _fit(HistOfTree(s=2, y_bound=1e60, epsilon=1e-10), X)
+    _fit(HistOfTree(s=2, y_bound=2.5e59, epsilon=1e-10), X)  # the bound advised fits
+    _fit(HistOfTree(s=2, y_bound=1e60, epsilon=4e-10), X)  # and so does the budget
+    with pytest.raises(ValueError, match=r"\(rho=1e-320\).*use rho in \[1e-12, 1 - 1e-12\]\.$"):
+        _fit(Hist(y_bound=M, rho=1e-320), X)
+    _fit(Hist(y_bound=M, rho=1e-12), X)
+    from ldpviz._validation import check_real
+    with pytest.raises(ValueError, match=r"test_size must be a finite number in \(0, 1\), got "
+                                         "an integer of 332 digits"):
+        check_real(2**1100, "test_size", 0, 1, low_open=True, high_open=True)

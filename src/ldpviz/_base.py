@@ -19,6 +19,7 @@ from ._validation import (
     check_rho,
     check_simulable,
     check_target,
+    is_real_number,
     resolve_y_bound,
 )
 
@@ -63,6 +64,10 @@ class SemiFeatureEstimator(BaseEstimator):
         rho = check_rho(rho)
         return (rho, 1.0 - rho), rho
 
+    def _split_name(self):
+        """"rho" when the user's ``rho`` sets the budget split (for messages), else None."""
+        return "rho" if is_real_number(getattr(self, "rho", None)) else None
+
     def _prepare_fit(self, X, y, W=None, needs_mask=True):
         """Checked (X, y, W, M, rng). ``W`` is None when ``needs_mask`` is False and none given.
 
@@ -74,7 +79,7 @@ class SemiFeatureEstimator(BaseEstimator):
         X, y, W = self._check_data(X, y, W, needs_mask)
         M = resolve_y_bound(self.y_bound, y)
         shares, label_share = self._budget_shares(X.shape[1])
-        check_simulable(self.epsilon, shares, M, label_share)
+        check_simulable(self.epsilon, shares, M, label_share, split=self._split_name())
         self.y_bound_ = M
         return X, y, W, M, as_generator(self.random_state)
 

@@ -6,77 +6,122 @@ import math
 import numbers
 import warnings
 from collections import Counter
+from decimal import Decimal
 
 import numpy as np
 from scipy import sparse as sp
 from sklearn.exceptions import DataConversionWarning
+
+from ._array_kinds import date_entry_error, refuse_non_numbers
 
 
 class PrivacyWarning(UserWarning):
     """A public parameter was read off private data, so the release leaks beyond epsilon."""
 
 
+def shown(value):
+    """``value`` for a message: an integer too long to read as its number of digits, any other
+    value as its repr cut to 80 characters."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+            and abs(int(value)) >= 10**20:
+        return f"an integer of {len(str(abs(int(value))))} digits"
+    text = repr(_plain(value))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def real_or_none(value, name):
+    """``value`` as a float if it is a real number (a Decimal too; not a bool, not a string),
+    else None. An integer beyond the largest float (about 1.8e308) is refused by name: Python
+    would raise a bare OverflowError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is {shown(value)}, too large for a float (the largest is "
+                         "about 1.8e308).") from None
+    except ValueError:  # Decimal('sNaN')
+        return math.nan
+
+
 def check_epsilon(epsilon, name="epsilon"):
     """Return epsilon as a float in (0, inf]; inf means no privacy (the non-private limit)."""
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+    try:
+        value = real_or_none(epsilon, name)
+    except ValueError as exc:
+        raise ValueError(f"{str(exc)[:-1]}; pass a number such as 8 (np.inf means no "
+                         "privacy).") from None
+    if value is None:
         raise ValueError(f"{name} must be a positive number (np.inf means no privacy), got "
-                         f"{epsilon!r}.")
-    epsilon = float(epsilon)
-    if np.isnan(epsilon) or epsilon <= 0:
-        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
-    return epsilon
+                         f"{shown(epsilon)}.")
+    if np.isnan(value) or value <= 0:
+        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {shown(epsilon)}.")
+    return value
 
 
 #: Smallest share of epsilon one release may get: below it double precision cannot simulate the
 #: randomizer (``1 - e^-eps`` rounds to 0 and debiasing divides by it).
 MIN_RELEASE_EPSILON = 1e-12
-#: Largest Laplace label scale ``2M / eps``: beyond it sums of squares of the noisy labels
-#: overflow double precision.
-MAX_NOISE_SCALE = 1e100
+#: Largest Laplace label scale ``2M / eps``, and largest label bound M: the stable cell
+#: estimate multiplies variances of the noisy labels (powers up to 4 of the scale), which
+#: overflow double precision beyond about 1e75 (measured: 1e75 fits, 1e80 does not).
+MAX_NOISE_SCALE = MAX_Y_BOUND = 1e70
 #: Smallest label bound M: M^2 and the noise variances stay normal doubles (M = 1e-200 made
 #: the budget rule divide 0 by 0).
 MIN_Y_BOUND = 1e-100
 
 
-def check_simulable(epsilon, shares=(1.0,), y_bound=None, label_share=1.0, name="epsilon"):
+def check_simulable(epsilon, shares=(1.0,), y_bound=None, label_share=1.0, name="epsilon",
+                    split=None):
     """Refuse a budget whose noise double precision cannot simulate (it would give inf or NaN).
 
-    ``shares`` are the fractions of epsilon the releases get (e.g. ``(rho, 1 - rho)``); the
-    Laplace label release gets ``label_share`` and has scale ``2 y_bound / (label_share eps)``.
+    ``shares`` are the fractions of epsilon the releases get (e.g. ``(rho, 1 - rho)``, then
+    ``split="rho"`` names the parameter that sets them); the Laplace label release gets
+    ``label_share`` and has scale ``2 y_bound / (label_share eps)``.
     """
     epsilon = check_epsilon(epsilon, name)
     if math.isinf(epsilon):
         return epsilon
     smallest = min(shares)
     if epsilon * smallest < MIN_RELEASE_EPSILON:
+        need = MIN_RELEASE_EPSILON / smallest
+        options = [f"{name} >= {need:.3g}"] if need <= 1e300 else []
+        if split and len(shares) == 2 and epsilon >= 2 * MIN_RELEASE_EPSILON:
+            low = MIN_RELEASE_EPSILON / epsilon
+            options.insert(0, f"{split} in [{low:.3g}, 1 - {low:.3g}]")
         raise ValueError(
-            f"{name}={epsilon!r} is too small to simulate: a release gets {smallest:.3g} of it, "
-            f"{epsilon * smallest:.3g}, below {MIN_RELEASE_EPSILON:g}, where double precision "
-            f"loses the randomizer (1 - e^-eps rounds to 0, noise scales overflow); use {name} "
-            f">= {MIN_RELEASE_EPSILON / smallest:.3g}.")
-    if y_bound is not None and 2.0 * y_bound / (label_share * epsilon) > MAX_NOISE_SCALE:
+            f"{name}={epsilon!r} is too small to simulate: a release gets {smallest:.3g} of it"
+            f"{f' ({split}={shares[0]!r})' if split else ''}, {epsilon * smallest:.3g}, below "
+            f"{MIN_RELEASE_EPSILON:g}, where double precision loses the randomizer (1 - e^-eps "
+            f"rounds to 0, noise scales overflow); use {' or '.join(options)}.")
+    if y_bound is not None and not 2.0 * y_bound / (label_share * epsilon) <= MAX_NOISE_SCALE:
+        largest = MAX_NOISE_SCALE * label_share * epsilon / 2.0
+        need = 2.0 * y_bound / (label_share * MAX_NOISE_SCALE)
+        also = f" (or {name} >= {need:.3g})" if need <= 1e300 else ""
         raise ValueError(
             f"{name}={epsilon!r} with y_bound={y_bound!r} gives a label noise scale "
             f"2*y_bound/epsilon above {MAX_NOISE_SCALE:g}, beyond what double precision can sum "
-            f"and square; use {name} >= {2.0 * y_bound / (label_share * MAX_NOISE_SCALE):.3g} or "
-            "a smaller y_bound.")
+            f"and square; rescale the labels (e.g. to thousands) so that y_bound <= "
+            f"{largest:.3g}{also}.")
     return epsilon
 
 
 def check_rho(rho, name="rho"):
     """Return the label's share of the budget, a float strictly inside (0, 1)."""
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 < rho < 1:
-        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {rho!r}.")
-    return float(rho)
+    value = real_or_none(rho, name)
+    if value is None or not 0 < value < 1:
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got "
+                         f"{shown(rho)}.")
+    return value
 
 
 def check_int(value, name, low=0, high=None):
     """Return value as an int in [low, high] ("t must be >= 1, got 0.")."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}.")
+        raise ValueError(f"{name} must be an integer, got {shown(value)}.")
     if value < low or (high is not None and value > high):
         bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {bound}, got {value!r}.")
+        raise ValueError(f"{name} must be {bound}, got {shown(value)}.")
     return int(value)
 
 
@@ -154,7 +199,7 @@ def _is_text(value):
 def _not_a_float(value):
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return True
     return False
 
@@ -170,20 +215,25 @@ def as_float_array(data, name="X"):
 
     Sparse input is refused (TypeError) rather than densified behind the user's back; complex
     numbers are refused (their imaginary part would be dropped); a pandas input with missing
-    values (NaN, None, pd.NA) is refused with the count per column; text ("1.5" as much as
-    "abc") and any other entry that is not a number are refused, named with their position:
-    parsing text would re-encode the data behind the user's back (scikit-learn refuses it
-    too).
+    values (NaN, None, pd.NA) is refused with the count per column, a masked array with masked
+    entries likewise; dates, durations and records are refused (TypeError): numpy would read
+    them as counts of their unit (:mod:`ldpviz._array_kinds`); text ("1.5" as much as "abc")
+    and any other entry that is not a number are refused, named with their position: parsing
+    text would re-encode the data behind the user's back (scikit-learn refuses it too).
     """
+    if data is None:
+        raise TypeError(f"{name} is None; pass an array of numbers.")
     if sp.issparse(data):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         f"array ({name}.toarray() if it fits in memory).")
+    refuse_non_numbers(data, name)
     _check_missing(data, name)
     try:
         arr = np.asarray(data)
     except ValueError as exc:  # ragged nested lists: numpy's message does not name the argument
         raise ValueError(f"{name} must be an array of numbers of one shape (nested lists of "
                          f"equal lengths); numpy could not read it: {exc}") from None
+    refuse_non_numbers(arr, name)  # e.g. a list of np.datetime64
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} holds complex numbers: Complex data not supported (pass the "
                          "real part explicitly if that is what you mean).")
@@ -192,17 +242,24 @@ def as_float_array(data, name="X"):
     index, text = _first_entry(arr, _is_text)
     if text is not None:
         raise ValueError(f"{name} must hold numbers, but the entry{_where(index)} is the text "
-                         f"{text!r}; ldpviz does not parse text: convert it explicitly first "
-                         "(e.g. pandas.to_numeric, or ldpviz.datasets.load_csv for a file).")
+                         f"{shown(text)}; ldpviz does not parse text: convert it explicitly "
+                         "first (e.g. pandas.to_numeric, or ldpviz.datasets.load_csv for a "
+                         "file).")
     try:
         return arr.astype(float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         index, value = _first_entry(arr, _not_a_float)
         if isinstance(value, complex):
             raise ValueError(f"{name} holds complex numbers: Complex data not supported.") \
                 from None
-        raise type(exc)(f"{name} must hold numbers, but the entry{_where(index)} is {value!r} "
-                        f"({exc}).") from None
+        error = date_entry_error(value, _where(index), name)
+        if error is not None:
+            raise error from None
+        if isinstance(exc, OverflowError):
+            raise ValueError(f"{name} must hold numbers a float can hold (up to about 1.8e308), "
+                             f"but the entry{_where(index)} is {shown(value)}.") from None
+        raise type(exc)(f"{name} must hold numbers, but the entry{_where(index)} is "
+                        f"{shown(value)} ({exc}).") from None
 
 
 def is_real_number(value):
@@ -216,15 +273,19 @@ def as_real_array(value, name, what="a number or an array of numbers"):
     would."""
     try:
         arr = np.asarray(value)
+        if arr.dtype.kind == "O" or isinstance(value, (list, tuple)):  # [True, 2] gives ints
+            ok = all(is_real_number(v) for v in np.asarray(value, dtype=object).ravel())
+        else:
+            ok = arr.dtype.kind in "iuf" and not np.ma.is_masked(value)
     except (TypeError, ValueError):  # ragged nesting
-        arr = np.asarray(None)
-    if arr.dtype.kind == "O" or isinstance(value, (list, tuple)):  # [True, 2] gives ints
-        ok = all(is_real_number(v) for v in np.asarray(value, dtype=object).ravel())
-    else:
-        ok = arr.dtype.kind in "iuf"
+        ok = False
     if not ok:
-        raise ValueError(f"{name} must be {what}, got {value!r}.")
-    return arr.astype(float)
+        raise ValueError(f"{name} must be {what}, got {shown(value)}.")
+    try:
+        return arr.astype(float)
+    except OverflowError:
+        raise ValueError(f"{name} must be {what} a float can hold (up to about 1.8e308), got "
+                         f"{shown(value)}.") from None
 
 
 def _nonfinite_summary(arr, columns=None):
@@ -309,8 +370,14 @@ def _as_label_array(y, name):
     if sp.issparse(y):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         "array.")
+    refuse_non_numbers(y, name, "labels")
     _check_missing(y, name)
-    y = np.asarray(y)
+    try:
+        y = np.asarray(y)
+    except ValueError as exc:  # ragged nesting
+        raise ValueError(f"{name} must be a 1-D array of labels; numpy could not read it: "
+                         f"{exc}") from None
+    refuse_non_numbers(y, name, "labels")
     if y.dtype.kind == "c":
         raise ValueError(f"{name} holds complex numbers: Complex data not supported.")
     return y
@@ -334,22 +401,53 @@ def check_mask(W, shape, name="W"):
     if sp.issparse(W):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         "0/1 array.")
+    refuse_non_numbers(W, name, "mask")
     _check_missing(W, name)
-    W = np.asarray(W)
+    try:
+        W = np.asarray(W)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a 0/1 array of shape {tuple(shape)} (n_samples, "
+                         f"n_features); numpy could not read it: {exc}") from None
+    refuse_non_numbers(W, name, "mask")
     if W.shape != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)} (n_samples, n_features), "
                          f"got {W.shape}.")
     if W.dtype == bool:
         return W
+    if W.dtype.kind == "O":
+        W = _object_mask(W, name)
+    if W.dtype.kind == "c":
+        raise ValueError(f"{name} holds complex numbers; the mask holds 0/1 or True/False "
+                         "(1 = protected).")
     if W.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be numeric 0/1 or boolean, got dtype {W.dtype} "
-                         f"(e.g. {_plain(W.flat[0])!r}); strings do not count as protected.")
+                         f"(e.g. {shown(W.flat[0])}); strings do not count as protected.")
     bad = ~((W == 0) | (W == 1))
     if bad.any():
         first = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"{name} must contain only 0 and 1 (1 = protected); {int(bad.sum())} "
                          f"entries are not, the first at {first}: {_plain(W[first])!r}.")
     return W.astype(bool)
+
+
+def _object_mask(W, name):
+    """An object mask as floats when every entry is a bool or a real number (pandas' nullable
+    columns give such arrays), else the error naming the first other entry."""
+    index, value = _first_entry(W, lambda v: not isinstance(v, (numbers.Real, np.bool_,
+                                                                 Decimal)))
+    if index is None:
+        return W.astype(float)
+    error = date_entry_error(value, _where(index), name, "mask")
+    if error is not None:
+        raise error
+    if value is None:
+        raise ValueError(f"{name} has a missing entry (None){_where(index)}; the mask holds 0/1 "
+                         "or True/False (1 = protected).")
+    if isinstance(value, complex):
+        raise ValueError(f"{name} holds complex numbers; the mask holds 0/1 or True/False "
+                         "(1 = protected).")
+    raise ValueError(f"{name} must be numeric 0/1 or boolean, but the entry{_where(index)} is "
+                     f"{shown(value)}; strings do not count as protected.")
 
 
 def check_mask_columns(W, x_columns, name="W"):
@@ -412,15 +510,24 @@ def resolve_y_bound(y_bound, y, name="y_bound"):
             stacklevel=3,
         )
         bound = float(np.max(np.abs(y)))
+        if bound > MAX_Y_BOUND:
+            raise ValueError(f"the labels' largest magnitude {bound:.3g} (read off for {name}) is "
+                             f"above {MAX_Y_BOUND:g}, where the estimates' variances overflow "
+                             f"double precision; rescale the labels (e.g. to thousands) and "
+                             f"pass {name}.")
         if 0 < bound < MIN_Y_BOUND:
             raise ValueError(f"the labels' largest magnitude {bound:.3g} (read off for {name}) is "
                              f"below {MIN_Y_BOUND:g}, where its square underflows in double "
                              f"precision; rescale the labels or pass {name} >= {MIN_Y_BOUND:g}.")
         return bound if bound > 0 else 1.0
-    if isinstance(y_bound, bool) or not isinstance(y_bound, numbers.Real) or not (
-        np.isfinite(y_bound) and y_bound > 0
-    ):
-        raise ValueError(f"{name} must be a positive finite number, got {y_bound!r}.")
+    value = real_or_infinite(y_bound, name)
+    if value is None or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {shown(y_bound)}.")
+    y_bound = value
+    if y_bound > MAX_Y_BOUND:
+        raise ValueError(f"{name}={y_bound!r} is above {MAX_Y_BOUND:g}, where the estimates' "
+                         "variances overflow double precision; rescale the labels (and "
+                         f"{name}), e.g. to thousands, so that {name} <= {MAX_Y_BOUND:g}.")
     if y_bound < MIN_Y_BOUND:
         raise ValueError(f"{name}={y_bound!r} is below {MIN_Y_BOUND:g}, where its square "
                          f"underflows in double precision; rescale the labels (and {name}) so "
@@ -428,91 +535,34 @@ def resolve_y_bound(y_bound, y, name="y_bound"):
     return float(y_bound)
 
 
+def real_or_infinite(value, name):
+    """As :func:`real_or_none`, an integer beyond the floats read as +-inf (it is beyond every
+    finite bound, and the message says so)."""
+    try:
+        return real_or_none(value, name)
+    except ValueError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _interval(low, high, low_open, high_open):
+    """'[0, 1)' and the like; an unbounded side is open."""
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    return (f"{'(' if low_open or low is None else '['}{lo}, "
+            f"{hi}{')' if high_open or high is None else ']'}")
+
+
 def check_real(value, name, low=None, high=None, low_open=False, high_open=False, allow_inf=False):
     """Return value as a float inside the stated interval (finite unless ``allow_inf``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
-        raise ValueError(f"{name} must be a real number, got {value!r}.")
-    value = float(value)
-    if not allow_inf and not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}.")
-    too_low = low is not None and (value <= low if low_open else value < low)
-    too_high = high is not None and (value >= high if high_open else value > high)
+    number = real_or_infinite(value, name)
+    if number is None or math.isnan(number):
+        raise ValueError(f"{name} must be a real number, got {shown(value)}.")
+    interval = _interval(low, high, low_open, high_open)
+    if not allow_inf and not math.isfinite(number):
+        inside = f" in {interval}" if low is not None or high is not None else ""
+        raise ValueError(f"{name} must be a finite number{inside}, got {shown(value)}.")
+    too_low = low is not None and (number <= low if low_open else number < low)
+    too_high = high is not None and (number >= high if high_open else number > high)
     if too_low or too_high:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        lo = "-inf" if low is None else f"{low:g}"
-        hi = "inf" if high is None else f"{high:g}"
-        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value!r}.")
-    return value
-
-
-# ----------------------------------------------------------------------------------------------
-# The formulas of Section 4 (ldpviz.theory): scalars or arrays of sizes, budgets and depths
-# ----------------------------------------------------------------------------------------------
-
-
-def check_s(s, d, name="s"):
-    return check_int(s, name, 0, d)
-
-
-def check_depths(p, name="p", strict=False):
-    """Real depths >= 0 (> 0 if strict); scalars stay scalar-shaped."""
-    arr = as_real_array(p, name)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {p!r}.")
-    if np.any(arr <= 0) if strict else np.any(arr < 0):
-        raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {p!r}.")
-    return arr
-
-
-def check_holder_alpha(alpha):
-    """Hölder exponent of Assumption 4.1: 0 < alpha <= 1."""
-    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
-            or not (0 < alpha <= 1)):
-        raise ValueError(f"alpha must be a number in (0, 1] (Assumption 4.1), got {alpha!r}.")
-    return float(alpha)
-
-
-def check_c(c):
-    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (
-        math.isfinite(c) and c > 0
-    ):
-        raise ValueError(f"c must be a positive finite number, got {c!r}.")
-    return float(c)
-
-
-def check_n_array(n, low, name="n"):
-    """Sample sizes as a float array, every entry finite and >= low."""
-    arr = as_real_array(n, name)
-    if not np.all(np.isfinite(arr)) or np.any(arr < low):
-        raise ValueError(f"{name} must be finite and >= {low}, got {n!r}.")
-    return arr
-
-
-def check_epsilon_array(epsilon, name="epsilon"):
-    """Budgets as a float array in (0, inf]; inf = no privacy."""
-    if np.ndim(epsilon) == 0:
-        return np.asarray(check_epsilon(epsilon, name))
-    arr = as_real_array(epsilon, name, "positive numbers")
-    if np.any(np.isnan(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
-    return arr
-
-
-def check_lam(lam):
-    arr = as_real_array(lam, "lam", "a number in [0, 1]")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"lam must lie in [0, 1] (lambda* of eq 12), got {lam!r}.")
-    return arr
-
-
-def check_tie_rtol(tie_rtol):
-    if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, numbers.Real) or not (
-        math.isfinite(tie_rtol) and tie_rtol >= 0
-    ):
-        raise ValueError(f"tie_rtol must be a finite number >= 0, got {tie_rtol!r}.")
-    return float(tie_rtol)
-
-
-def check_s_min(s_min, d):
-    return check_int(s_min, "s_min", 0, d - 1)
+        raise ValueError(f"{name} must be in {interval}, got {shown(value)}.")
+    return number

@@ -286,14 +286,13 @@ def _risk_rows(types, d, s, n, epsilon, rho, mechanism, y_bound, max_cells, p_ma
         base = float(weight @ label) / n  # the root mean's variance
         tree_risk = base
         for p in ([0] if m == 0 else range(p_max + 1)):
-            cells = t**s * 2.0**p
-            if cells > max_cells:
+            if t**s * 2**p > max_cells:  # in integers: t**s may exceed the floats
                 break
             if p > 0:  # one more tree level: its deviation, shrunk by its noise, + a price
                 reach = weight @ (1.0 - k / m) ** p  # users passed down p public splits
                 tau2 = c_tree * M2 * (_tree_side2(m, p - 1) - _tree_side2(m, p))
                 v = 2.0**p * base / max(reach, 1e-12)
-                tree_risk += tau2 * v / (tau2 + v) + level_cost * M2
+                tree_risk += _shrunk(tau2, v) + level_cost * M2
             if deepest_only and p < p_max:
                 continue
             total = tree_risk + c_tree * M2 * _tree_side2(m, p) + c * M2 * s / t**2
@@ -312,7 +311,19 @@ def _histogram_term(h, k, weight, label, fixed, m, s, p, t, n, M2, eps_cells, me
     factor = np.where(fixed, 1.0, _report_factor(K, eps_cells, mechanism))
     v = t**s * 2.0**p * float(weight @ (label * factor)) / n
     tau2 = c * M2 * s * (1.0 - 1.0 / t**2)
-    return tau2 * v / (tau2 + v) + level_cost * M2
+    return _shrunk(tau2, v) + level_cost * M2
+
+
+def _shrunk(tau2, v):
+    """``tau2 v / (tau2 + v)``; where the product of two huge variances overflows (labels
+    bounded by 1e90, say), the same quotient as ``a / (1 + a / b)``, a and b their min and
+    max."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = tau2 * v / (tau2 + v)
+    if np.isfinite(out):
+        return out
+    a, b = min(tau2, v), max(tau2, v)
+    return a / (1.0 + a / b)
 
 
 def histogram_risk(W, n, epsilon, rho, mechanism, y_bound, s, t, depths, ranking=None):

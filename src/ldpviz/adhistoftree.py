@@ -6,10 +6,11 @@ import numpy as np
 
 from . import adaptive_rule, theory
 from ._config import exceeds_budget, get_config, partition_plan
-from ._validation import check_c, check_choice, check_int
+from ._validation import check_choice, check_int
 from .cell_estimates import label_noise_sums
 from .depth_selection import cross_validated_depth
 from .estimators import HistOfTree, _is_auto
+from .theory._checks import check_c
 
 
 class AdHistOfTree(HistOfTree):

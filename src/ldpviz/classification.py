@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 
+from ._array_kinds import refuse_non_numbers
 from ._base import SemiFeatureEstimator, check_X
 from ._config import check_budget, check_grid_budget, get_config
 from ._rng import as_generator
@@ -120,6 +121,7 @@ def _as_class_list(classes):
         raise TypeError(f"classes must be a list of labels, not a string: got {classes!r}; "
                         "pass each label as an item of a list, e.g. ['yes', 'no'].")
     classes_ = np.asarray(classes)
+    refuse_non_numbers(classes_, "classes", "labels")
     if classes_.ndim != 1:
         raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}.")
     return classes_
@@ -161,7 +163,7 @@ class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
         if needs_mask or W is not None:
             W = self._resolve_mask(X.shape, W, columns)
         shares, _ = self._budget_shares(X.shape[1])
-        check_simulable(self.epsilon, shares)
+        check_simulable(self.epsilon, shares, split=self._split_name())
         return X, codes, W, as_generator(self.random_state)
 
     def predict(self, X):

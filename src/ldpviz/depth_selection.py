@@ -92,12 +92,25 @@ def cross_validated_depth(X, y_tilde, W, axes, depths, rule_depth, rule, scale, 
         return rule_depth, {"depth": depths, "difference": np.zeros(len(depths)),
                             "std_error": np.zeros(len(depths))}
     error = np.concatenate(errors, axis=1)  # (depths, held-out users)
-    diff = error - error[depths.index(rule_depth)]
-    mean = diff.mean(axis=1) + penalty - penalty[depths.index(rule_depth)]
-    se = diff.std(axis=1) / np.sqrt(diff.shape[1])
+    mean, se = _paired(error, depths.index(rule_depth), penalty)
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(se))):
+        # labels near the float limits (|y| ~ 1e90): squares of squared errors overflow; the
+        # gate compares ratios, the same on errors in units of M^2
+        mean, se = (v * scale for v in _paired(error / scale, depths.index(rule_depth),
+                                                 penalty / scale))
     best = int(np.argmin(mean))
     chosen = depths[best] if mean[best] < -z * se[best] else rule_depth
     return chosen, {"depth": depths, "difference": mean, "std_error": se}
+
+
+def _paired(error, rule, penalty):
+    """Mean and standard error of each depth's held-out squared error minus the rule depth's
+    (``error``: depths x users), the penalty added to the mean; inf where they overflow."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = error - error[rule]
+        mean = diff.mean(axis=1) + penalty - penalty[rule]
+        se = diff.std(axis=1) / np.sqrt(diff.shape[1])
+    return mean, se
 
 
 def _values_by_depth(tree, X, max_depth, scale, label_noise, rule):

@@ -50,6 +50,7 @@ from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here t
     MAX_EPSILONS,
     MAX_LABEL,
     MAX_MINUTES,
+    check_arguments,
     check_epsilons,
     check_labels,
     check_methods,
@@ -434,6 +435,7 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     """
     test_size, n_jobs, progress, cache_dir, max_seconds = check_options(
         test_size, n_jobs, progress, cache_dir, max_seconds, log)
+    check_arguments(grids, provenance, name, target_name)
     say = log or (lambda text: None)
     target_name = target_name or (provenance or {}).get("target") or getattr(y, "name", None)
     table, X = X, check_features(X, "X")  # the table as given names its columns

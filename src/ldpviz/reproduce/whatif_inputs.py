@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from .._array_kinds import refuse_non_numbers
 from .._validation import (
     MIN_Y_BOUND,
     PrivacyWarning,
@@ -16,6 +18,8 @@ from .._validation import (
     check_epsilon,
     check_real,
     is_real_number,
+    real_or_infinite,
+    shown,
 )
 from ..datasets import LABEL_RANGE_POLICIES, PRIVATE_RANGE_SOURCE
 from .catalog import MAX_MINUTES  # noqa: F401 (the default time limit, the command line's)
@@ -27,8 +31,10 @@ from .runtime import check_n_jobs
 MAX_EPSILON = 1000.0
 #: Most values of epsilons in one run: each runs every method's grid on every split.
 MAX_EPSILONS = 50
-#: Largest |label| and label-range half-width: beyond it squared test errors overflow.
-MAX_LABEL = 1e100
+#: Largest |label| and label-range half-width: the estimators refuse label bounds above 1e70
+#: (ldpviz._validation.MAX_Y_BOUND) and noise scales 2M/eps above it; 1e50 leaves room for
+#: every epsilon down to about 1e-19.
+MAX_LABEL = 1e50
 
 
 def check_options(test_size, n_jobs, progress, cache_dir, max_seconds, log):
@@ -43,11 +49,38 @@ def check_options(test_size, n_jobs, progress, cache_dir, max_seconds, log):
             check_cache_dir(cache_dir), max_seconds)
 
 
+def check_arguments(grids, provenance, name, target_name):
+    """The what-if's arguments of the wrong type, refused by name before anything runs (a list
+    of grids or a string as provenance used to end in an AttributeError)."""
+    if grids is not None and not isinstance(grids, Mapping):
+        raise TypeError(f"grids must be a dict {{method: {{parameter: values}}}}, e.g. "
+                        f"{{'hot': {{'depth': [1, 2, 4]}}}}, or None (the rule's grids), got "
+                        f"{shown(grids)}.")
+    if provenance is not None:
+        if not isinstance(provenance, Mapping) or not all(isinstance(k, str)
+                                                           for k in provenance):
+            raise TypeError(f"provenance must be a dict of the choices made before this call "
+                            f"with names as keys (e.g. load_table(...).choices) or None, got "
+                            f"{shown(provenance)}.")
+        read_off = provenance.get("feature_bounds_read_off_data")
+        if read_off is not None and (isinstance(read_off, str) or not isinstance(
+                read_off, (Mapping, list, tuple, set, frozenset))):
+            raise TypeError("provenance['feature_bounds_read_off_data'] must name the columns "
+                            "whose bounds were read off the data (a dict {column: [lo, hi]} "
+                            f"or a list of names), got {shown(read_off)}.")
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string naming the data (in the report and the cache "
+                        f"key), got {shown(name)}.")
+    if target_name is not None and not isinstance(target_name, str):
+        raise TypeError(f"target_name must be a string (the label's name) or None, got "
+                        f"{shown(target_name)}.")
+
+
 def column_names(X, names, d):
     """The names of the d columns of X: a DataFrame's own, else ``names``, else x0, x1, ..."""
-    if isinstance(names, str):
+    if isinstance(names, str) or not (names is None or isinstance(names, Iterable)):
         raise ValueError(f"feature_names must be a list of names, one per column, got "
-                         f"{names!r}.")
+                         f"{shown(names)}.")
     given = None if names is None else [str(c) for c in names]
     columns = getattr(X, "columns", None)
     if columns is not None:
@@ -92,6 +125,9 @@ def check_epsilons(epsilons):
                          "one runs every method's whole grid on every split).")
     out = set()
     for e in values:
+        if real_or_infinite(e, "epsilons") == math.inf:  # np.inf or an integer beyond floats
+            raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
+                             f"non-private tree DT is the no-privacy reference), got {shown(e)}.")
         e = check_epsilon(e, "epsilons")
         if not e <= MAX_EPSILON:
             raise ValueError(f"epsilons must be finite and at most {MAX_EPSILON:g} (the "
@@ -110,8 +146,11 @@ _GIVEN_SOURCES = {None: "given (public)",
 
 
 def _numeric_labels(y):
-    """y as floats: numbers only (text such as '3' or booleans are refused, not converted)."""
+    """y as floats: numbers only (text such as '3', booleans, dates are refused, not
+    converted)."""
+    refuse_non_numbers(y, "y")
     arr = np.asarray(y)
+    refuse_non_numbers(arr, "y")
     if arr.dtype.kind in "iuf":
         return arr.astype(float)
     flat = arr.ravel()
@@ -133,8 +172,8 @@ def _pair(y_range):
     except TypeError:
         ok = False
     if not ok:
-        raise ValueError(f"y_range must be two numbers (lo, hi), got {y_range!r}.")
-    return float(y_range[0]), float(y_range[1])
+        raise ValueError(f"y_range must be two numbers (lo, hi), got {shown(y_range)}.")
+    return real_or_infinite(y_range[0], "y_range"), real_or_infinite(y_range[1], "y_range")
 
 
 def check_labels(y, n, y_range, policy=None):
@@ -144,8 +183,9 @@ def check_labels(y, n, y_range, policy=None):
     if not np.all(np.isfinite(y)):
         raise ValueError(f"y has {int(np.sum(~np.isfinite(y)))} NaN or infinite values.")
     if not np.max(np.abs(y), initial=0.0) < MAX_LABEL:  # errors were inf: "empty argmin"
-        raise ValueError(f"y has values too large (|y| >= {MAX_LABEL:g}): their squared errors "
-                         "overflow; rescale the label (and y_range), e.g. to thousands.")
+        raise ValueError(f"y has values too large (|y| >= {MAX_LABEL:g}): the estimates' "
+                         "variances would overflow; rescale the label (and y_range), e.g. to "
+                         "thousands.")
     if policy is not None:
         check_choice(policy, "label_range", tuple(LABEL_RANGE_POLICIES))
     if policy == "private" and y_range is not None:
@@ -162,12 +202,13 @@ def check_labels(y, n, y_range, policy=None):
         y_range, source = (float(y.min()), float(y.max())), PRIVATE_RANGE_SOURCE
     lo, hi = _pair(y_range)
     if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ValueError(f"y_range must be finite with lo < hi, got {y_range!r}"
+        raise ValueError(f"y_range must be finite with lo < hi, got {shown(y_range)}"
                          + (" (the labels are constant)" if source.startswith("read") else "")
                          + ".")
     if not (hi - lo) / 2 < MAX_LABEL:
-        raise ValueError(f"y_range {y_range!r} is too wide for squared errors in floating "
-                         "point; rescale the label (for example to thousands).")
+        raise ValueError(f"y_range {y_range!r} is too wide (half-width above {MAX_LABEL:g}) for "
+                         "the estimates' variances in floating point; rescale the label (for "
+                         "example to thousands).")
     if (hi - lo) / 2 < MIN_Y_BOUND:
         raise ValueError(f"y_range {y_range!r} is too narrow for squared errors in floating "
                          f"point (half-width below {MIN_Y_BOUND:g}); rescale the label.")

@@ -8,12 +8,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validation import (
+from .._validation import check_epsilon, check_int
+from ._checks import (
     check_c,
     check_depths,
-    check_epsilon,
     check_holder_alpha,
-    check_int,
     check_s,
     check_s_min,
     check_tie_rtol,

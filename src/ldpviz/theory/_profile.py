@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
+from .._validation import check_int
+from ..masks import protection_ranking, validate_mask
+from ._checks import (
     check_depths,
-    check_int,
     check_s,
 )
-from ..masks import protection_ranking, validate_mask
 
 
 @dataclass(frozen=True)
