@@ -409,6 +409,14 @@ def _bad_files(tmp_path):
     frame.assign(**{"visit date": [f"2020-01-{i % 28 + 1:02d} {i}" for i in range(len(frame))]}
                  ).to_csv(tmp_path / "dates.csv", index=False)
     files["date column"] = str(tmp_path / "dates.csv")
+    # issue 32: a workbook, an empty column, a column missing almost everywhere
+    (tmp_path / "costs.xlsx").write_bytes(b"PK\x03\x04garbage" + bytes(range(256)))
+    files["xlsx"] = str(tmp_path / "costs.xlsx")
+    frame.assign(notes=np.nan).to_csv(tmp_path / "empty_column.csv", index=False)
+    files["empty column"] = str(tmp_path / "empty_column.csv")
+    frame.assign(notes=[1.0] + [np.nan] * (len(frame) - 1)).to_csv(
+        tmp_path / "mostly_missing.csv", index=False)
+    files["mostly missing"] = str(tmp_path / "mostly_missing.csv")
     return files
 
 
@@ -609,7 +617,7 @@ BAD = [
      "column,lo,hi"),
     ("bounds file binary", lambda f, o: ["realdata", f["good"], "--target", "cost",
                                          "--feature-bounds", f["binary"], "--out", o],
-     "--feature-bounds: feature bounds file binary.csv is not a UTF-8 text file"),
+     "--feature-bounds: feature bounds file binary.csv is not a CSV file: it is binary data"),
     ("grid syntax", lambda f, o: ["realdata", f["good"], "--target", "cost", "--grid",
                                   "hot.depth", "--out", o], "--grid"),
     ("grid unknown method", lambda f, o: ["realdata", f["good"], "--target", "cost",
@@ -659,6 +667,27 @@ BAD = [
                                      "--categorical", "onehot", "--out", o], "income"),
     ("binary file", lambda f, o: ["realdata", f["binary"], "--target", "y", "--out", o],
      "binary.csv"),
+    # issue 32: each says what is wrong and what to do
+    ("private is the target", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                            "--private", "cost", "--out", o],
+     "--private names 'cost', the target: the label is always private"),
+    ("private typo", lambda f, o: ["realdata", f["good"], "--target", "cost", "--private",
+                                   "incom", "--out", o], "(did you mean 'income'?)"),
+    ("an excel workbook", lambda f, o: ["realdata", f["xlsx"], "--target", "V14", "--out", o],
+     "costs.xlsx is not a csv file: it is a zip archive (an excel .xlsx"),
+    ("an empty column", lambda f, o: ["realdata", f["empty column"], "--target", "cost",
+                                      "--out", o],
+     "column 'notes' has no value in any of the 160 rows; leave it out with drop=['notes'] "
+     "(--drop notes on the command line)"),
+    ("an empty column, rows dropped", lambda f, o: ["realdata", f["empty column"], "--target",
+                                                    "cost", "--drop-missing", "--out", o],
+     "--drop notes"),  # was: "fewer than 2 complete rows", a dead end
+    ("a column missing almost everywhere", lambda f, o: [
+        "realdata", f["mostly missing"], "--target", "cost", "--drop-missing", "--out", o],
+     "would leave 1 of 160, fewer than the 2 needed: the columns missing most are 'notes'"),
+    ("epsilon beyond the floats", lambda f, o: ["realdata", f["good"], "--target", "cost",
+                                                "--epsilon", "1e400", "--out", o],
+     "--epsilon"),
     ("run too long", lambda f, o: ["realdata", f["good"], "--target", "cost", "--private",
                                    "income", "--categorical", "onehot", "--y-range", "0", "4",
                                    "--max-minutes", "1e-6", "--out", o], "even 1 split takes"),

@@ -9,24 +9,31 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from .._validation import PrivacyWarning
+from .._validation import PrivacyWarning, is_real_number, real_or_infinite, shown
 from ..masks import aligned_s_star
 
 CATEGORICAL = ("ordinal", "onehot")
 MISSING = ("error", "drop")
 
 
-def _encode(features, column, values, levels, categorical):
-    """Replace a categorical column: codes scaled to [0, 1], or one 0/1 column per level."""
-    at = list(features.columns).index(column)
-    features = features.drop(columns=column)
+def encoded_columns(column, values, levels, categorical):
+    """{name: values} replacing a categorical column: its codes scaled to [0, 1] (ordinal), or
+    one 0/1 column ``{column}_{level}`` per level (onehot)."""
     if categorical == "ordinal":
         codes = pd.Categorical(values, categories=levels).codes
-        features.insert(at, column, codes / max(len(levels) - 1, 1))
-        return features
-    for offset, level in enumerate(levels):
-        features.insert(at + offset, f"{column}_{level}", (values == level).to_numpy(float))
-    return features
+        return {column: codes / max(len(levels) - 1, 1)}
+    values = np.asarray(values)
+    return {f"{column}_{level}": (values == level).astype(float) for level in levels}
+
+
+def _encode(features, column, values, levels, categorical):
+    """Replace a categorical column of ``features`` by :func:`encoded_columns`, in place."""
+    at = list(features.columns).index(column)
+    new = encoded_columns(column, values, levels, categorical)
+    columns = list(features.columns)
+    parts = {**{c: features[c] for c in columns[:at]}, **new,
+             **{c: features[c] for c in columns[at + 1:]}}
+    return pd.DataFrame(parts, index=features.index)
 
 
 def _ranking(ranking, names, argname):
@@ -80,29 +87,43 @@ def warn_box_from_data(columns, advice, stacklevel=3, how="min-max scaling to [0
 
 
 def _check_range(y_range, name="y_range"):
+    """(lo, hi) from two real numbers (text such as '10' and booleans are refused, not read)."""
     try:
-        lo, hi = (float(v) for v in y_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be two numbers (lo, hi), got {y_range!r}.") from None
+        pair = list(y_range) if not isinstance(y_range, (str, bytes)) else []
+    except TypeError:  # not iterable
+        pair = []
+    if len(pair) != 2 or not all(is_real_number(v) for v in pair):
+        raise ValueError(f"{name} must be two numbers (lo, hi), got {shown(y_range)}.")
+    lo, hi = (real_or_infinite(v, name) for v in pair)
     if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
-        raise ValueError(f"{name} must be finite with lo < hi, got {y_range!r}.")
+        raise ValueError(f"{name} must be finite with lo < hi, got {shown(y_range)}.")
     return lo, hi
 
 
 # ----------------------------------------------------------------------------------------------
 # Reading columns of text: numbers, missing values, infinities, each reported where it is
 # ----------------------------------------------------------------------------------------------
-def _rows(mask, limit=3):
-    """'lines 3, 7 and 9' (file lines: the header is line 1) for the first rows of ``mask``."""
-    lines = [str(int(i) + 2) for i in np.flatnonzero(mask)[:limit]]
+def _rows(mask, limit=3, lines=None):
+    """'lines 3, 7 and 9' for the first rows of ``mask``: their lines in the file, ``lines[i]``
+    for row i (default i + 2: the header is line 1)."""
+    lines = [str(int(i) + 2 if lines is None else lines[int(i)])
+             for i in np.flatnonzero(mask)[:limit]]
     more = "" if mask.sum() <= limit else f" (and {int(mask.sum()) - limit} more)"
     text = lines[0] if len(lines) == 1 else ", ".join(lines[:-1]) + " and " + lines[-1]
     return f"line{'s' if len(lines) > 1 else ''} {text}{more}"
 
 
-def shortlist(names, most=8):
-    """'a, b, c' for a few names, 'a, ..., h and 4 more' for many (messages stay one line)."""
+def name_list(names, most=8):
+    """"['a', 'b']" for a few names, "['a', ..., 'h'] and 4 more" for many (messages stay one
+    line)."""
     names = [str(c) for c in names]
+    return str(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def shortlist(names, most=8, quote=False):
+    """'a, b, c' for a few names, 'a, ..., h and 4 more' for many (messages stay one line);
+    with ``quote`` each name as its repr ('a', 'b')."""
+    names = [repr(str(c)) if quote else str(c) for c in names]
     return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most
                                       else "")
 
@@ -135,12 +156,13 @@ def formatted_numbers(values, decimal="."):
         .to_numpy(dtype=bool)
 
 
-def describe_text(column, values, text, decimal=".", source="the file"):
-    """The error for a numeric column holding text: the column, the line and the value."""
+def describe_text(column, values, text, decimal=".", source="the file", lines=None):
+    """The error for a numeric column holding text: the column, the line and the value
+    (``lines``: as :func:`_rows`)."""
     first = int(np.flatnonzero(text)[0])
     value = str(values.iloc[first]).strip()
     hint = ""
     if decimal == "." and re.fullmatch(r"[+-]?\d+,\d+", value):
         hint = " (a decimal comma? pass decimal=',', --decimal , on the command line)"
-    return (f"column {column!r} should hold numbers but {_rows(text)} of {source} "
+    return (f"column {column!r} should hold numbers but {_rows(text, lines=lines)} of {source} "
             f"{'hold' if text.sum() > 1 else 'holds'} text, e.g. {value!r}{hint}")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import csv
+import difflib
+import os
 import shlex
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -17,62 +18,35 @@ from ._common import (
     MISSING,
     _bunch,
     _check_range,
-    _encode,
     _ranking,
     _rows,
     describe_text,
+    encoded_columns,
     formatted_numbers,
+    name_list,
     parse_column,
+    shortlist,
     warn_box_from_data,
 )
-
-_SEPARATORS = (",", ";", "\t", "|")
-
-#: Text encoding of the CSVs read: UTF-8, where the byte-order mark Excel's "CSV UTF-8" writes
-#: first is dropped (read as plain UTF-8 it is glued to the first column's name).
-ENCODING = "utf-8-sig"
+from ._layout import ENCODING, RowLines, check_text_file, read_layout, utf8_errors
 
 
-@contextmanager
-def utf8_errors(path, what=None):
-    """Within the block, a UnicodeDecodeError reading ``path`` becomes a ValueError naming the
-    file (``what``, default its name) and where its first byte that is not UTF-8 is."""
-    try:
-        yield
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{what or Path(path).name} is not a UTF-8 text file ({exc.reason} at "
-                         f"byte {exc.start}); save it as CSV (UTF-8).") from None
-
-
-def sniff_separator(path, lines=20):
-    """The separator that splits the first lines into the same number (> 1) of fields.
-
-    Candidates are comma, semicolon, tab and bar; quotes are respected. A file that none of them
-    splits has a single column (Python's csv.Sniffer would pick some other character there).
-    """
-    with open(path, encoding=ENCODING, newline="") as handle:
-        head = [line for _, line in zip(range(lines), handle, strict=False) if line.strip()]
-    best, best_fields = ",", 1
-    for sep in _SEPARATORS:
-        counts = {len(row) for row in csv.reader(head, delimiter=sep)}
-        if len(counts) == 1 and (fields := counts.pop()) > best_fields:
-            best, best_fields = sep, fields
-    return best
-
-
-def _read_text(path, sep, drop=()):
+def _read_text(path, layout, drop=()):
     """The CSV as a frame of strings (missing entries NaN), with checked column names, without
     the columns named in ``drop`` ('' names the unnamed ones)."""
+    header = layout.header
+    if not header:
+        raise ValueError(f"{Path(path).name} has no header row (it holds no line that is not "
+                         "blank); a CSV starts with a row of column names.")
     try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, skipinitialspace=True, encoding=ENCODING)
+        frame = pd.read_csv(path, sep=layout.sep, dtype=str, skipinitialspace=True,
+                            encoding=ENCODING, skiprows=layout.skip)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         raise ValueError(f"path {str(path)!r} could not be parsed as a CSV: {exc}") from None
-    with open(path, encoding=ENCODING, newline="") as handle:
-        header = [c.strip() for c in next(csv.reader(handle, delimiter=sep))]
     unknown = [c for c in drop if c not in header]
     if unknown:
         raise ValueError(f"drop names {unknown[0]!r}, which is not a column of "
-                         f"{Path(path).name}; columns are {header}.")
+                         f"{Path(path).name}; columns are {name_list(header)}.")
     keep = [j for j, c in enumerate(header) if c not in drop]
     frame, header = frame.iloc[:, keep], [header[j] for j in keep]
     unnamed = [j + 1 for j, c in enumerate(header) if not c]
@@ -85,6 +59,23 @@ def _read_text(path, sep, drop=()):
         raise ValueError(f"{Path(path).name} repeats the column names {repeated}; rename them.")
     frame.columns = header
     return frame
+
+
+def _check_sep(sep, decimal):
+    """``sep``: None (found in the file) or one character that can separate fields."""
+    if sep is None:
+        return None
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be one character such as ',' or ';', or None to find it in "
+                        f"the file, got {sep!r}.")
+    if len(sep) != 1 or sep in '"\r\n':
+        raise ValueError(f"sep must be one character such as ',', ';' or '\\t' (not a quote "
+                         f"or a line break), or None to find it in the file, got {sep!r}.")
+    if sep == decimal:
+        raise ValueError(f"sep and decimal are both {sep!r}: a number such as 1{sep}5 could not "
+                         "be told from two fields; pass sep=';' (the usual separator with a "
+                         "decimal comma).")
+    return sep
 
 
 def load_csv(path, target, private=None, categorical="ordinal", missing="error",
@@ -158,21 +149,31 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     check_choice(missing, "missing", MISSING)
     max_categories = check_int(max_categories, "max_categories", 1)
     check_choice(decimal, "decimal", (".", ","))
+    sep = _check_sep(sep, decimal)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be the path of a CSV file (a str or pathlib.Path), got "
+                        f"{path!r}.")
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"path {str(path)!r} does not exist or is not a file.")
     if not isinstance(target, str):
         raise TypeError(f"target must be the name of one column (a string), got {target!r}.")
     drop = _check_drop(drop, target)
+    check_text_file(path)
     with utf8_errors(path):
-        frame = _read_text(path, sniff_separator(path) if sep is None else sep, drop)
+        layout = read_layout(path, sep)
+        frame = _read_text(path, layout, drop)
+    lines = RowLines(path, layout)
     if target not in frame.columns:
-        raise ValueError(f"target {target!r} is not a column of {path.name}; columns are "
-                         f"{list(frame.columns)}.")
+        raise ValueError(f"target {target!r} is not a column of {path.name}; "
+                         f"{_columns_are(frame.columns, target)}.")
     if frame.shape[1] < 2:
         raise ValueError(f"path {str(path)!r} needs at least one feature besides the target.")
+    if len(frame) < 2:
+        raise ValueError(f"{path.name} has {len(frame)} data row{'' if len(frame) == 1 else 's'} "
+                         "below its header; at least 2 are needed.")
     asked = _asked_categorical(categorical_columns, frame.columns, target)
-    numbers, bad_rows, holes = {}, np.zeros(len(frame), dtype=bool), {}
+    numbers, bad_rows, holes, missing_counts = {}, np.zeros(len(frame), dtype=bool), {}, {}
     for column in frame.columns:
         values = frame[column]
         parsed, empty, text = parse_column(values, decimal)
@@ -181,16 +182,17 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
             if no_number:
                 raise ValueError(f"target {target!r} is not numeric (e.g. "
                                  f"{values[text].iloc[0]!r}); ldpviz does regression.")
-            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "
-                             "the target column.")
-        if decimal == "." and column not in asked and values.str.strip().str.fullmatch(
-                r"[+-]?\d+,\d+").any():
-            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}.")
-        formatted = text & formatted_numbers(values, decimal)
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name, lines)}. "
+                             "Fix the target column.")
+        # a decimal comma or a formatted number is text: a column without text has none
+        if text.any() and decimal == "." and column not in asked and \
+                values.str.strip().str.fullmatch(r"[+-]?\d+,\d+").any():
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name, lines)}.")
+        formatted = text & formatted_numbers(values, decimal) if text.any() else text
         if column not in asked and formatted.any():
             raise ValueError(
                 f"column {column!r} holds numbers written with thousands separators or percent "
-                f"signs ({_rows(formatted)} of {path.name}, e.g. "
+                f"signs ({_rows(formatted, lines=lines)} of {path.name}, e.g. "
                 f"{values[formatted].iloc[0].strip()!r}): they are not read as numbers, and as "
                 "categories they would be ordered as text; clean the column first (remove the "
                 "separators and '%' signs).")
@@ -198,10 +200,10 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
             numbers[column] = None  # plainly text (or asked for): categorical, encoded below
             infinite = np.zeros(len(frame), dtype=bool)
         elif text.any():
-            raise ValueError(f"{describe_text(column, values, text, decimal, path.name)}. Fix "
-                             f"the file, or pass categorical_columns=[{column!r}] "
-                             f"(--categorical-columns {column} on the command line) to encode "
-                             "the column as categories.")
+            raise ValueError(f"{describe_text(column, values, text, decimal, path.name, lines)}. "
+                             f"Fix the file, or pass categorical_columns=[{column!r}] "
+                             f"(--categorical-columns {shlex.quote(column)} on the command "
+                             "line) to encode the column as categories.")
         else:
             numbers[column] = parsed
             infinite = np.isinf(parsed)
@@ -209,18 +211,10 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
             if mask.any():
                 holes.setdefault(kind, []).append(f"{column} ({int(mask.sum())})")
                 bad_rows |= mask
-    n_dropped = 0
-    if holes:
-        listed = "; ".join(f"{kind} values in: {', '.join(cols)}" for kind, cols in
-                           holes.items())
-        if missing == "error":
-            raise ValueError(f"{path.name} has {listed} (first at {_rows(bad_rows, 1)}). Fix "
-                             "or impute them, or pass missing='drop' (--drop-missing on the "
-                             "command line) to drop those rows.")
-        n_dropped = int(bad_rows.sum())
+        missing_counts[column] = int((empty | infinite).sum())
+    n_dropped = _check_holes(path.name, target, holes, missing_counts, bad_rows, missing,
+                             lines)
     keep = ~bad_rows
-    if keep.sum() < 2:
-        raise ValueError(f"{path.name} has fewer than 2 complete rows.")
     y = numbers[target][keep]
     features, encoded = _features(frame[keep].reset_index(drop=True), numbers, keep, target,
                                   categorical, max_categories)
@@ -230,14 +224,75 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     return bunch
 
 
+def _check_holes(name, target, holes, counts, bad_rows, missing, lines):
+    """Refuse missing and infinite values (``missing="error"``), or count the rows dropped
+    ("drop"); either way refuse a table where no 2 complete rows would be left, naming the
+    columns to leave out (dropping rows is then no way out)."""
+    n = len(bad_rows)
+    empty = [c for c, k in counts.items() if k == n]
+    if target in empty:
+        raise ValueError(f"target {target!r} of {name} has no value in any of its {n:,} rows.")
+    if empty:
+        raise ValueError(f"{name}: {_columns(empty)} {'has' if len(empty) == 1 else 'have'} no "
+                         f"value in any of the {n:,} rows; {_leave_out(empty)}.")
+    left = n - int(bad_rows.sum())
+    worst = sorted((c for c in counts if counts[c]), key=lambda c: -counts[c])[:3]
+    dead_end = (f"dropping the {int(bad_rows.sum()):,} rows holding them would leave {left} of "
+                f"{n:,}, fewer than the 2 needed: the columns missing most are "
+                + ", ".join(f"{c!r} ({counts[c]:,})" for c in worst)
+                + f"; {_leave_out(worst)}, or impute them")
+    if holes:
+        listed = "; ".join(f"{kind} values in: {', '.join(cols)}" for kind, cols in
+                           holes.items())
+        if missing == "error":
+            advice = (dead_end if left < 2 else "Fix or impute them, or pass missing='drop' "
+                      "(--drop-missing on the command line) to drop those rows")
+            raise ValueError(f"{name} has {listed} (first at {_rows(bad_rows, 1, lines)}). "
+                             f"{advice[0].upper()}{advice[1:]}.")
+        if left < 2:
+            raise ValueError(f"{name} has {listed}: {dead_end}.")
+    return int(bad_rows.sum())
+
+
+def _columns(names):
+    """"column 'a'" or "columns 'a', 'b' and 3 more"."""
+    return f"column{'s' if len(names) > 1 else ''} {shortlist(names, quote=True)}"
+
+
+def _leave_out(names):
+    """How to leave columns out, in Python and on the command line."""
+    return (f"leave {'it' if len(names) == 1 else 'them'} out with drop={list(names)!r} (--drop "
+            f"{' '.join(shlex.quote(c) for c in names)} on the command line)")
+
+
+def _columns_are(columns, wanted):
+    """"columns are 'a', 'b' ... and 4 more", with the closest name to ``wanted`` if any."""
+    close = difflib.get_close_matches(wanted, [str(c) for c in columns], n=1)
+    return (f"columns are {name_list(columns)}"
+            + (f" (did you mean {close[0]!r}?)" if close else ""))
+
+
+def column_list(value, name):
+    """``value`` (None, a name or a list of names) as a list of strings, or None; anything else
+    is refused naming ``name`` (a number is no column name here: numbers would be read as
+    text)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple, np.ndarray, pd.Index)):
+        raise TypeError(f"{name} must be a column name or a list of column names, got "
+                        f"{value!r}.")
+    bad = [(i, v) for i, v in enumerate(value) if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"{name} must list column names (strings), but entry {bad[0][0]} is "
+                        f"{bad[0][1]!r}.")
+    return [str(v) for v in value]
+
+
 def _check_drop(drop, target):
     """``drop`` as a list of distinct column names, none of them the target."""
-    if drop is None:
-        return []
-    drop = [drop] if isinstance(drop, str) else list(drop)
-    bad = next((c for c in drop if not isinstance(c, str)), None)
-    if bad is not None:
-        raise TypeError(f"drop must list column names (strings), got {bad!r}.")
+    drop = column_list(drop, "drop") or []
     twice = next((c for c in drop if drop.count(c) > 1), None)
     if twice is not None:
         raise ValueError(f"drop lists {twice!r} twice; give each column once.")
@@ -247,9 +302,9 @@ def _check_drop(drop, target):
 
 
 def _asked_categorical(columns, present, target):
+    columns = column_list(columns, "categorical_columns")
     if columns is None:
         return set()
-    columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
     unknown = [c for c in columns if c not in present]
     if unknown or target in columns:
         raise ValueError(f"categorical_columns must name feature columns of the file, got "
@@ -258,27 +313,35 @@ def _asked_categorical(columns, present, target):
 
 
 def _features(text, numbers, keep, target, categorical, max_categories):
-    """The feature frame (numbers, categorical columns encoded) and {column: encoding}."""
-    columns, encoded = {}, {}
+    """The feature frame (numbers, categorical columns encoded) and {column: encoding}, built
+    in one piece (inserting columns one by one took 20 s for 200 one-hot columns)."""
+    columns, encoded, origin = {}, {}, {}
     for column in text.columns.drop(target):
         if numbers[column] is not None:
-            columns[column] = numbers[column][keep]
-            continue
-        values = text[column].astype(str).str.strip()
-        levels = sorted(values.unique())
-        if len(levels) > max_categories:
-            raise ValueError(
-                f"column {column!r} is not numeric and has {len(levels)} distinct values "
-                f"(more than max_categories={max_categories}), so it cannot be encoded; "
-                f"leave it out with drop=[{column!r}] (--drop {shlex.quote(column)} on the "
-                "command line) or raise max_categories (--max-categories on the command "
-                "line).")
-        columns[column] = values
-        encoded[column] = (categorical, levels)
-    features = pd.DataFrame(columns)
-    for column, (how, levels) in encoded.items():
-        features = _encode(features, column, features[column], levels, how)
-    return features, encoded
+            new = {column: numbers[column][keep]}
+        else:
+            values = text[column].astype(str).str.strip()
+            levels = sorted(values.unique())
+            if len(levels) > max_categories:
+                raise ValueError(
+                    f"column {column!r} is not numeric and has {len(levels)} distinct values "
+                    f"(more than max_categories={max_categories}), so it cannot be encoded; "
+                    f"{_leave_out([column])} or raise max_categories (--max-categories on the "
+                    "command line).")
+            new = encoded_columns(column, values, levels, categorical)
+            encoded[column] = (categorical, levels)
+        for name in new:
+            if name in origin:
+                raise ValueError(f"{_origin(name, origin[name])} and {_origin(name, column)} "
+                                 f"would both be named {name!r}; rename one of them, or use "
+                                 "categorical='ordinal' (--categorical ordinal).")
+            origin[name] = column
+        columns.update(new)
+    return pd.DataFrame(columns), encoded
+
+
+def _origin(name, column):
+    return f"column {column!r}" if name == column else f"the one-hot encoding of {column!r}"
 
 
 def _finish(path, features, y, target, encoded, private, y_range, categorical, n_dropped,
@@ -287,7 +350,7 @@ def _finish(path, features, y, target, encoded, private, y_range, categorical, n
     expand = {c: [f"{c}_{level}" for level in levels] for c, (_, levels) in encoded.items()
               if categorical == "onehot"}
     if private is not None:
-        private = [private] if isinstance(private, str) else [str(p) for p in private]
+        private = column_list(private, "private")
         if target in private:
             raise ValueError(f"private lists the target {target!r}; the label is always "
                              "private.")

@@ -441,10 +441,10 @@ def whatif(X, y, private=None, *, personalized=None, feature_names=None, epsilon
     table, X = X, check_features(X, "X")  # the table as given names its columns
     n, d = X.shape
     names = column_names(table, feature_names, d)
-    private = resolve_columns(private, names, "private")
+    private = resolve_columns(private, names, "private", target_name)
     if private == []:
         raise ValueError("private must name at least one column (None: the per-column costs).")
-    also = resolve_columns(personalized, names, "personalized")
+    also = resolve_columns(personalized, names, "personalized", target_name)
     if also is not None:
         if not private:
             raise ValueError("personalized needs private: the columns every user protects.")

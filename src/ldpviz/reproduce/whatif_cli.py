@@ -142,8 +142,8 @@ def _realdata(args, argv, run_options):
                                    categorical_columns=args.categorical_columns,
                                    max_categories=args.max_categories, drop=args.drop)
     names = table.feature_names
-    private = whatif_data.resolve_columns(args.private, names, "--private")
-    also = whatif_data.resolve_columns(args.personalized, names, "--personalized")
+    private = whatif_data.resolve_columns(args.private, names, "--private", args.target)
+    also = whatif_data.resolve_columns(args.personalized, names, "--personalized", args.target)
     dropped = table.choices["rows_dropped"]
     print(f"ldpviz realdata: {args.csv.name}, target {args.target}: {len(table.y):,} rows"
           + (f" ({dropped:,} with missing values dropped)" if dropped else "")

@@ -17,17 +17,17 @@ cannot read unambiguously) and then makes the two public choices visible:
 from __future__ import annotations
 
 import csv
+import difflib
 import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.utils import Bunch
 
 from .._validation import PrivacyWarning, check_bool
 from ..datasets import load_csv
-from ..datasets._common import shortlist
-from ..datasets._csv import ENCODING, utf8_errors
+from ..datasets._common import name_list, shortlist
+from ..datasets._layout import ENCODING, check_text_file, read_layout, utf8_errors
 
 __all__ = ["box_message", "check_box", "copies_notes", "csv_columns", "load_table",
            "read_bounds", "resolve_columns", "save_upload"]
@@ -40,6 +40,8 @@ def read_bounds(path):
         raise ValueError(f"feature bounds file {str(path)!r} is a folder, not a file.")
     if not path.exists():
         raise FileNotFoundError(f"feature bounds file {str(path)!r} does not exist.")
+    if path.is_file():  # a pipe can be read once only
+        check_text_file(path, f"feature bounds file {path.name}")
     bounds = {}
     with utf8_errors(path, f"feature bounds file {path.name}"), \
             path.open(newline="", encoding=ENCODING) as handle:
@@ -193,9 +195,10 @@ def box_message(read_off, protected):
             "--feature-bounds, or x_bounds).")
 
 
-def resolve_columns(requested, names, argname):
+def resolve_columns(requested, names, argname, target=None):
     """Column indices for names or indices; a one-hot group name ("smoker") selects all of its
-    0/1 columns ("smoker_no", "smoker_yes")."""
+    0/1 columns ("smoker_no", "smoker_yes"). ``target`` (the label's name) is refused as such:
+    the label is always private."""
     if requested is None:
         return None
     if isinstance(requested, (str, int, np.integer)):
@@ -210,10 +213,15 @@ def resolve_columns(requested, names, argname):
             found = [names.index(item)]
         elif isinstance(item, str) and any(str(n).startswith(item + "_") for n in names):
             found = [j for j, n in enumerate(names) if str(n).startswith(item + "_")]
+        elif target is not None and item == target:
+            raise ValueError(f"{argname} names {item!r}, the target: the label is always "
+                             "private (every method releases it with noise), so name feature "
+                             f"columns only; columns are {name_list(names)}.")
         else:
-            shown = names if len(names) <= 12 else [*names[:12], "..."]
-            raise ValueError(f"{argname} names {item!r}, which is not a column; columns are "
-                             f"{shown}.")
+            close = difflib.get_close_matches(str(item), [str(n) for n in names], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"{argname} names {item!r}, which is not a column{hint}; columns "
+                             f"are {name_list(names)}.")
         for j in found:
             if j in out:
                 raise ValueError(f"{argname} lists column {names[j]!r} twice.")
@@ -258,10 +266,11 @@ def save_upload(files, folder):
 
 
 def csv_columns(path):
-    """The header of a CSV (column names, stripped), to choose the target from."""
+    """The header of a CSV (column names, stripped), to choose the target from; as
+    :func:`ldpviz.datasets.load_csv` reads it (a ``sep=`` line honoured, blank lines skipped)."""
+    check_text_file(path)
     try:
         with utf8_errors(path):
-            header = pd.read_csv(path, nrows=0, sep=None, engine="python", encoding=ENCODING)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
+            return read_layout(path).header
+    except csv.Error as exc:
         raise ValueError(f"{Path(path).name} could not be read as a CSV: {exc}") from None
-    return [str(c).strip() for c in header.columns]
