@@ -400,3 +400,51 @@ def test_experiments_refuse_replications_and_test_sets_beyond_the_budget():
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak <= 2 * 400_000  # the estimate is of the right size
+
+
+# ----------------------------------------------------------------------------------------------
+# Many classes (issue 32): the budget names classes; the sums never build users x classes
+# ----------------------------------------------------------------------------------------------
+def test_too_many_classes_are_refused_naming_classes_with_a_count_that_fits():
+    """classes=list(range(100000)) advised "use fewer users"."""
+    X, y = make_paper_regression(300, random_state=0)
+    labels = (y > 1).astype(int)
+    with pytest.raises(ValueError, match=r"and 100,000 classes would need .* bytes of working "
+                                         r"memory.*; use at most ([\d,]+) classes \(a shorter "
+                                         r"classes list\)") as info:
+        HistOfTreeClassifier(s=2, classes=list(range(100_000))).fit(X, labels)
+    assert "fewer users" not in str(info.value)
+    with ldpviz.config_context(max_bytes=1 << 24):
+        with pytest.raises(ValueError, match=r"use at most ([\d,]+) classes") as info:
+            HistOfTreeClassifier(s=2, classes=list(range(1000))).fit(X, labels)
+        fits = int(re.search(r"at most ([\d,]+) classes", str(info.value))[1].replace(",", ""))
+        assert 2 <= fits < 1000
+        HistOfTreeClassifier(s=2, classes=list(range(fits))).fit(X, labels)  # the advice holds
+        with pytest.raises(ValueError, match=r"predict_proba with 1,000 classes with "
+                                             r"len\(X\)=3000 would need .*pass at most 2,097 "
+                                             "points at a time, or use predict"):
+            model = HistOfTreeClassifier(s=2, classes=list(range(fits)))
+            model.fit(X, labels).classes_ = np.arange(1000)  # its cells, 1000 columns asked
+            model.predict_proba(np.tile(X, (10, 1)))
+
+
+@pytest.mark.parametrize("noise", ["aggregate", "per-user"])
+def test_many_class_sums_are_the_one_hot_sums_without_the_one_hot_matrix(noise):
+    """The per-class sums used to build the n x K one-hot matrix (100,000 classes: 48 s);
+    they are now counted directly, with the same noise draws in the same order."""
+    from ldpviz.baselines._hist import _grid_sums
+    from ldpviz.classification import _class_sums
+
+    rng = np.random.default_rng(0)
+    cell, codes = rng.integers(0, 9, 500), rng.integers(0, 7, 500).astype(np.int8)
+    onehot = (codes[:, None] == np.arange(7)[None, :]).astype(float)
+    expected, _ = _grid_sums(cell, onehot, 9, [0.8] * 7, None, noise, np.random.default_rng(3))
+    got = _class_sums(cell, codes, 7, 9, 0.8, noise, np.random.default_rng(3))
+    np.testing.assert_array_equal(got, expected)
+    X, y = make_paper_regression(300, random_state=0)
+    model = HistClassifier(classes=list(range(100_000)), random_state=0)
+    labels = np.digitize(y, [0, 1, 2]) * 20_000
+    predicted = model.fit(X, labels).predict(X)
+    assert model.cell_sums_.shape == (model.n_cells_, 100_000)
+    np.testing.assert_array_equal(predicted, np.arange(100_000)[
+        np.argmax(model.cell_sums_[model._grid_.cell_index(X)], axis=1)])

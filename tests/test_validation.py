@@ -490,6 +490,36 @@ def test_advice_for_budgets_and_bounds_is_advice_that_works():
         _fit(Hist(y_bound=M, rho=1e-320), X)
     _fit(Hist(y_bound=M, rho=1e-12), X)
     from ldpviz._validation import check_real
-    with pytest.raises(ValueError, match=r"test_size must be a finite number in \(0, 1\), got "
+    with pytest.raises(ValueError, match=r"test_size must be finite, in \(0, 1\), got "
                                          "an integer of 332 digits"):
         check_real(2**1100, "test_size", 0, 1, low_open=True, high_open=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# The what-if's arguments of the wrong type (AttributeError, OverflowError before)
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"grids": [1, 2]}, TypeError, r"^grids must be a dict \{method: \{parameter: values\}\}, "
+                                   r"e\.g\. \{'hot': \{'depth': \[1, 2, 4\]\}\}.*got \[1, 2\]"),
+    ({"grids": "hot"}, TypeError, "^grids must be a dict"),
+    ({"provenance": "x"}, TypeError, r"^provenance must be a dict .* got 'x'"),
+    ({"provenance": {"feature_bounds_read_off_data": 3}}, TypeError,
+     r"^provenance\['feature_bounds_read_off_data'\] must name the columns"),
+    ({"name": 3}, TypeError, "^name must be a string"),
+    ({"target_name": [1]}, TypeError, "^target_name must be a string"),
+    ({"feature_names": 3}, ValueError, "^feature_names must be a list of names"),
+    ({"epsilons": 2**1100}, ValueError, r"^epsilons must be finite and at most 1000 .* got an "
+                                        "integer of 332 digits"),
+    ({"test_size": 2**1100}, ValueError, r"^test_size must be finite, in \(0, 1\)"),
+    ({"y_range": (0, 2**1100)}, ValueError, r"^y_range must be finite with lo < hi"),
+    ({"y": Y[:60].astype("datetime64[s]")}, TypeError, r"^y holds dates \(datetime64\[s\]\)"),
+    ({"private": ["target"]}, ValueError, r"^private names 'target', the target: the label is "
+                                          "always private"),
+])
+def test_whatif_refuses_arguments_of_the_wrong_kind_by_name(kwargs, error, match):
+    from ldpviz.reproduce.whatif import whatif
+
+    args = {"private": [0], "reps": 2, "y_range": (-4, 4), "target_name": "target", **kwargs}
+    y = args.pop("y", Y[:60])
+    with pytest.raises(error, match=match):
+        whatif(X[:60], y, **args)

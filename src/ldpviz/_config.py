@@ -131,7 +131,8 @@ class PartitionPlan(NamedTuple):
     leaves : tree leaves (2^depth for a full max-edge tree, else at most n / min_child).
     nodes : tree nodes (2 leaves - 1).
     report_entries : users x cells (binary RR: one bit per cell) or users x leaves x (1 + label
-        columns) (GRR) entries the cell reports touch, plus the per-chunk passes over all cells.
+        columns) (GRR) entries the cell reports touch, plus the per-chunk passes over all cells
+        and the tree growth's passes over users x tree axes, per level (a proxy for time).
     nbytes : working memory of the fit in bytes (an upper bound: per-cell arrays, tree nodes,
         the chunks of the cell reports and the per-user arrays besides the data).
     """
@@ -153,7 +154,7 @@ def _pow(base, exponent):
 
 
 def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
-                   min_samples_leaf=0, n_outputs=1, mechanism="grr", n_patterns=1):
+                   min_samples_leaf=0, n_outputs=1, mechanism="grr", n_patterns=1, growths=1):
     """Estimate the partition, the report work and the memory of one HistOfTree-type fit.
 
     Parameters
@@ -167,6 +168,9 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     n_outputs : label columns (1 for regression, K classes for the classifier).
     mechanism : "grr" touches each user's potential leaves; "rr" and "auto" one bit per cell.
     n_patterns : distinct sets of hidden histogram axes among the users (groups of the sums).
+    growths : public trees grown (AdHistOfTree's depth search grows one per fold besides the
+        fit's): each level of each passes over every (user, tree axis) for the count and the
+        label sums, entries counted with the report's.
     """
     full = _pow(2, depth if n_tree_axes else 0)
     min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
@@ -179,7 +183,8 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     chunks = -(-n_report * cells * m // _CHUNK_ENTRIES) if n_report else 0
     # each user also walks the tree: at most min(depth, leaves) levels
     entries = (n_report * (touched + min(depth, leaves))
-               + chunks * cells * (1 + m) * n_patterns)
+               + chunks * cells * (1 + m) * n_patterns
+               + growths * (depth if n_tree_axes else 0) * (m + 2) * n_tree * n_tree_axes)
     nodes = 2 * leaves - 1
     # Per cell: the report sums, their moments and the estimate's per-level arrays, about
     # 250 + 330 m bytes (measured with tracemalloc: 16,384 to 1,048,576 cells, 1 to 20 label
@@ -219,9 +224,10 @@ def _exceeded(plan, config, n_report):
     return None
 
 
-def _describe(key, size, limit):
+def describe_excess(key, size, limit):
+    """'3,000 cells, more than the budget max_cells = 1,024' for an exceeded budget key."""
     what = {"max_cells": "cells", "max_bytes": "bytes of working memory",
-            "max_report_entries": "per-user report entries"}[key]
+            "max_report_entries": "per-user report entries (cell reports and tree growth)"}[key]
     shown = f"{size:,}" if size < 1 << _LOG2_CAP else f"more than 2^{_LOG2_CAP}"
     if key == "max_report_entries":
         key = "max_report_entries (or max_report_entries_per_user x users)"
@@ -230,7 +236,7 @@ def _describe(key, size, limit):
 
 def check_partition_budget(owner, n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
                            min_samples_leaf=0, n_outputs=1, mechanism="grr", n_patterns=1,
-                           depth_name="depth", t_name="t", tree_users="users"):
+                           depth_name="depth", t_name="t", tree_users="users", growths=1):
     """Refuse a partition the data cannot fill or the budget cannot hold; return its plan.
 
     A full max-edge tree (``min_samples_leaf = 0``) has ``2^depth`` leaves whatever the data, so
@@ -251,7 +257,7 @@ def check_partition_budget(owner, n_tree, n_report, t, s, depth, n_tree_axes, ru
 
     def plan(t_, depth_):
         return partition_plan(n_tree, n_report, t_, s, depth_, n_tree_axes, rule,
-                              min_samples_leaf, n_outputs, mechanism, n_patterns)
+                              min_samples_leaf, n_outputs, mechanism, n_patterns, growths)
 
     def fits(t_, depth_):
         return _exceeded(plan(t_, depth_), config, n_report) is None
@@ -260,8 +266,9 @@ def check_partition_budget(owner, n_tree, n_report, t, s, depth, n_tree_axes, ru
     over = _exceeded(result, config, n_report)
     if over is None:
         return result
-    head = (f"{owner} with {t_name}={t} on {s} histogram axes and {depth_name}={depth} would "
-            f"need {_describe(*over)}")
+    classes = f" and {n_outputs:,} classes" if n_outputs > 1 else ""
+    head = (f"{owner} with {t_name}={t} on {s} histogram axes, {depth_name}={depth}{classes} "
+            f"would need {describe_excess(*over)}")
     fits_depth = next((p for p in range(min(depth, _LOG2_CAP) - 1, -1, -1) if fits(t, p)),
                       None)
     if fits_depth is not None and n_tree_axes:
@@ -274,10 +281,18 @@ def check_partition_budget(owner, n_tree, n_report, t, s, depth, n_tree_axes, ru
         fits_s = next((k for k in range(s - 1, -1, -1)
                        if _exceeded(partition_plan(n_tree, n_report, max(t, 2), k, 0,
                                                    n_tree_axes, rule, min_samples_leaf,
-                                                   n_outputs, mechanism, n_patterns),
+                                                   n_outputs, mechanism, n_patterns, growths),
                                     config, n_report) is None), None)
         advice = (f"use at most s = {fits_s} histogram axes (the s most protected features)"
-                  if fits_s else "use fewer users")
+                  if fits_s else None)
+    if n_outputs > 1:  # the classifier: one label column per class
+        fits_m = _largest_fitting(lambda m: _exceeded(partition_plan(
+            n_tree, n_report, t, s, depth, n_tree_axes, rule, min_samples_leaf, m, mechanism,
+            n_patterns, growths), config, n_report) is None, n_outputs)
+        if fits_m >= 2:
+            fewer = f"at most {fits_m:,} classes (a shorter classes list)"
+            advice = f"{advice} or {fewer}" if advice else f"use {fewer}"
+    advice = advice or "use fewer users"
     raise ValueError(f"{head}; {advice}, or raise the budget with "
                      f"ldpviz.set_config({over[0]}=...).")
 
@@ -337,7 +352,7 @@ def check_budget(owner, param, value, sizes, fits=None, n_report=0, advice=None)
             if advice is None:
                 advice = f"use {param} <= {fits}" if fits else f"lower {param}"
             raise ValueError(f"{owner} with {param}={value} would need "
-                             f"{_describe(key, size, limit)}; {advice}, or raise the budget "
+                             f"{describe_excess(key, size, limit)}; {advice}, or raise the budget "
                              f"with ldpviz.set_config({key}=...).")
 
 
@@ -360,6 +375,20 @@ def check_rows(owner, n, bytes_per_row, param="n", d=None, bytes_per_entry=0):
         options.insert(0 if d > n else len(options), f"d <= {fits_d} (with {param}={n})")
         shown, advice = f"{n} and d={d}", "use " + " or ".join(options)
     check_budget(owner, param, shown, {"max_bytes": size}, fits=fits, advice=advice)
+
+
+def check_mask_tables(owner, n, d):
+    """Refuse a mask of ``d`` features whose tables of tail counts (``(d + 1)^2`` entries:
+    :func:`ldpviz.theory.mask_profile`, AdHistOfTree's selection) and per-user running counts
+    (``n (d + 1)``) exceed ``max_bytes``: 300 users with 20,000 features asked for 3.2 GB."""
+    def nbytes(d_):
+        return 8 * ((d_ + 1) ** 2 + 2 * n * (d_ + 1))
+
+    max_bytes = get_config()["max_bytes"]
+    if nbytes(d) > max_bytes:
+        fits = _largest_fitting(lambda v: nbytes(v) <= max_bytes, d)
+        check_budget(owner, "d", f"{d:,} features", {"max_bytes": nbytes(d)},
+                     advice=f"use at most {fits:,} features (leave out those no model needs)")
 
 
 def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):

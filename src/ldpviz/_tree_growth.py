@@ -156,6 +156,147 @@ def cart_stats(sums, pos, F, state):
                      .reshape(F, width, -1)[:, :CART_BINS] for row in state])
 
 
+# A level counts its statistics per tree axis, not in joint tables of five axes or in 256-bin
+# tables, when those tables would be far larger than the users (a wide table of few users: a
+# deep tree has nearly as many nodes as users). Same numbers for CART; for max-edge the sums
+# per axis are added in another order than the joint tables' matrix product (last bits).
+WIDE_WORK = 1 << 22
+CALL_ENTRIES = 5000
+# Entries of CART's dense (axis, node, bin, statistic) tables beyond which the occupied
+# triples are counted instead (8 bytes each, a few copies: about 256 MB).
+DENSE_ENTRIES = 1 << 23
+# Entries (axis, user) of the per-axis passes held at once: bounded temporaries at any k.
+AXIS_ENTRIES = 1 << 22
+
+
+def joint_is_wasteful(k, n, F, m):
+    """Whether max-edge's joint tables (per group of five axes: a call, F nodes x 3^5 codes
+    filled and multiplied) would cost far more than passes over all (axis, user) entries at
+    once (one block of users: bounded temporaries). Costs in entries; a call of a few numpy
+    operations counts as :data:`CALL_ENTRIES`."""
+    codes = 3**JOINT_AXES
+    joint = -(-k // JOINT_AXES) * (CALL_ENTRIES + (m + 2) * (n + F * codes
+                                                             + F * 3 * JOINT_AXES * codes))
+    per_axis = 2 * (m + 2) * k * (n + 3 * F)
+    return n <= USER_BLOCK and joint > WIDE_WORK and joint > 4 * per_axis
+
+
+def bins_outnumber_users(F, n, k=1, m=1):
+    """Whether CART's dense tables (per axis: a call, F nodes x 257 bins filled, summed and
+    scanned) would cost more than the occupied (axis, node, bin) triples (a sort and a few
+    dozen passes over the (axis, user) entries), or take much memory (one block of users)."""
+    table = F * (CART_BINS + 1)
+    dense = k * (CALL_ENTRIES + (m + 2) * (n + 8 * table))
+    return n <= USER_BLOCK and (40 * k * n * (m + 2) < dense
+                                or k * table * (m + 2) > DENSE_ENTRIES)
+
+
+def _axis_chunks(k, n):
+    """Slices of axes whose (axis, user) entries fit :data:`AXIS_ENTRIES`."""
+    step = max(1, AXIS_ENTRIES // max(n, 1))
+    return [slice(a, min(a + step, k)) for a in range(0, k, step)]
+
+
+def halves_per_axis(sums, pos, F, state):
+    """Max-edge: statistics of both halves of every (axis, node), (k, F, 2, m + 2), as
+    :func:`joint_stats`, from one bincount per statistic over (axis, node, state) keys."""
+    k, n = state.shape
+    out = np.zeros((k, F, 3, len(sums.columns) + 1))
+    for chunk in _axis_chunks(k, n):
+        rows = state[chunk].astype(np.int64)
+        c = len(rows)
+        key = ((np.arange(c)[:, None] * (F + 1) + pos[None, :]) * 3 + rows).ravel()
+        size = c * (F + 1) * 3  # node F: users who stopped, dropped below
+        table = np.stack([np.bincount(key, minlength=size).astype(float)]
+                         + [np.bincount(key, weights=np.tile(col, c), minlength=size)
+                            for col in sums.columns], axis=-1)
+        out[chunk] = table.reshape(c, F + 1, 3, -1)[:, :F]
+    return out[:, :, 1:]
+
+
+def cart_cuts_sparse(sums, pos, F, state, min_child):
+    """CART: (parent (k, F, m + 2), child_sse (k, F), cut (k, F)) from the occupied (axis,
+    node, bin) triples alone, the numbers of the dense 256-bin tables of :func:`cart_stats`
+    bit for bit: each triple's sums add its users in the same order, the running sums over
+    bins skip only empty bins (adding 0 changes nothing), and the first best bin of the dense
+    scan is an occupied one (an empty bin repeats the sums of the occupied bin below it, and
+    CART's children hold at least one user). One block of users (:data:`USER_BLOCK`) only."""
+    k, n = state.shape
+    width = len(sums.columns) + 1
+    parent = np.zeros((k, F, width))
+    child = np.full((k, F), np.inf)
+    cut = np.zeros((k, F), dtype=np.int64)
+    for chunk in _axis_chunks(k, n):
+        rows = state[chunk]
+        axis, user = np.nonzero((rows < CART_BINS) & (pos < F)[None, :])  # users in order
+        if axis.size == 0:
+            continue
+        order = _by_triple(axis, pos[user] * CART_BINS + rows[axis, user])
+        axis, user = axis[order], user[order]  # sorted by (axis, node, bin), users in order
+        cell = pos[user] * CART_BINS + rows[axis, user].astype(np.int64)
+        new = np.r_[True, (axis[1:] != axis[:-1]) | (cell[1:] != cell[:-1])]
+        triple = np.cumsum(new) - 1
+        U = int(triple[-1]) + 1
+        stats = np.stack([np.bincount(triple, minlength=U).astype(float)]
+                         + [np.bincount(triple, weights=col[user], minlength=U)
+                            for col in sums.columns], axis=-1)
+        axis, cell = axis[new], cell[new]
+        pair = np.r_[True, (axis[1:] != axis[:-1]) | (cell[1:] // CART_BINS
+                                                      != cell[:-1] // CART_BINS)]
+        start = np.flatnonzero(pair)
+        size = np.diff(np.r_[start, U])
+        group = np.repeat(np.arange(len(start)), size)
+        below = _running_sums(stats, start, size)
+        total = below[start + size - 1]
+        above = total[group] - below
+        sse = sse_of(below) + sse_of(above)
+        sse[(below[:, 0] < min_child) | (above[:, 0] < min_child)] = np.inf
+        best = _first_smallest(sse, group, start, np.arange(U) - start[group])
+        a, node = axis[start] + chunk.start, cell[start] // CART_BINS
+        parent[a, node] = total
+        child[a, node] = sse[best]
+        cut[a, node] = cell[best] % CART_BINS
+    return parent, child, cut
+
+
+def _by_triple(axis, cell):
+    """The stable order of entries by (axis, cell): radix sorts of 16-bit keys where they fit
+    (entries come in axis order already, so one sort by cell within each axis would do; the
+    second pass keeps the axes in order)."""
+    small = cell.max() < 1 << 16 and axis.max() < 1 << 16
+    first = np.argsort(cell.astype(np.uint16) if small else cell, kind="stable")
+    key = axis[first]
+    return first[np.argsort(key.astype(np.uint16) if small else key, kind="stable")]
+
+
+def _first_smallest(values, group, start, rank):
+    """Index of the first smallest value of each run of ``group`` (runs begin at ``start``),
+    as ``np.argmin`` finds it (NaN first, then the lowest rank)."""
+    if np.isnan(values).any():
+        keyed = np.where(np.isnan(values), -np.inf, values)  # argmin returns a NaN first
+        return np.lexsort((rank, keyed, group))[start]
+    smallest = np.minimum.reduceat(values, start)
+    at = np.flatnonzero(values == smallest[group])
+    return at[np.r_[True, group[at][1:] != group[at][:-1]]]
+
+
+def _running_sums(stats, start, size):
+    """Running sums of ``stats`` rows within each run (rows ``start`` to ``start + size``),
+    added one row at a time as ``np.cumsum`` does: the k-th rows of all runs at once, for
+    k = 1, 2, ... (at most 256 steps: a run is one (axis, node)'s occupied bins)."""
+    U = len(stats)
+    rank = np.arange(U) - np.repeat(start, size)
+    order = np.argsort(rank.astype(np.uint16), kind="stable")  # ranks < 2^16: a radix sort
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    columns = [np.array(stats[:, j]) for j in range(stats.shape[1])]
+    for r in range(1, len(bounds) - 1):
+        at = order[bounds[r]:bounds[r + 1]]
+        before = at - 1
+        for column in columns:
+            column[at] = column[before] + column[at]
+    return np.stack(columns, axis=-1)
+
+
 class TreeMemo:
     """Trees grown on the same users, labels and mask, kept for reuse (see :func:`reuse_trees`).
 
@@ -247,13 +388,19 @@ def grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, tree_class, record=
         mid = (flo + fhi) / 2
         state = states.at(level, pos, np.vstack([mid, np.zeros((1, k))]))
         if rule == "max-edge":
-            halves = joint_stats(sums, pos, F, states)
+            halves = (halves_per_axis(sums, pos, F, state)
+                      if joint_is_wasteful(k, n, F, y2.shape[1])
+                      else joint_stats(sums, pos, F, states))
             parent = halves.sum(axis=2)
             child_sse = sse_of(halves).sum(axis=-1)
             edge = fhi - flo
             ok = (edge == edge.max(axis=1, keepdims=True)).T & \
                 (halves[..., 0].min(axis=-1) >= min_child)
             thr = mid.T
+        elif bins_outnumber_users(F, n, k, y2.shape[1]):
+            parent, child_sse, cut = cart_cuts_sparse(sums, pos, F, state, min_child)
+            ok = np.isfinite(child_sse)
+            thr = (cut + 1) / CART_BINS
         else:
             below = np.cumsum(cart_stats(sums, pos, F, state), axis=2)  # x < (bin + 1) / 256
             parent = below[:, :, -1]
@@ -270,12 +417,7 @@ def grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, tree_class, record=
             gain = np.where(ok & (pc > 0), (sse_of(parent) - child_sse) / safe, 0.0)
             tol = TIE * (parent[..., -1] / safe).max(axis=0) + 1e-15
         gain = np.where(ok, gain, -np.inf)
-        best_gain = np.full(F, -np.inf)
-        best_axis = np.full(F, -1)
-        for a in range(k):  # in axis order: a later axis must beat the best by more than tol
-            better = gain[a] > best_gain + tol
-            best_gain = np.where(better, gain[a], best_gain)
-            best_axis = np.where(better, a, best_axis)
+        best_axis = _best_axes(gain, tol)
 
         splits = np.flatnonzero(best_axis >= 0)
         if splits.size == 0:
@@ -330,6 +472,27 @@ def grow(X, y_tilde, W, axes, depth, rule, min_samples_leaf, tree_class, record=
     return Growth(tree_class=tree_class, axes=axes, y2=y2, one_column=np.ndim(y_tilde) == 1,
                   nodes=nodes, sizes=sizes, states_at=states_at,
                   complete=k == 0 or len(sizes) - 1 < depth)
+
+
+def _best_axes(gain, tol):
+    """Per node (columns of ``gain``, axes x nodes), the split axis: in axis order, a later
+    axis must beat the best so far by more than ``tol``; -1 where no gain is finite.
+
+    The scan jumps from each best to the next axis that beats it (a few jumps for a few
+    hundred axes) rather than visiting every axis in Python: the same comparisons, the same
+    choice."""
+    k, F = gain.shape
+    best_axis = np.full(F, -1)
+    best_gain = np.full(F, -np.inf)
+    order = np.arange(k)[:, None]
+    live = np.arange(F)
+    while live.size:
+        beats = (gain[:, live] > best_gain[live] + tol[live]) & (order > best_axis[live])
+        found = beats.any(axis=0)
+        live = live[found]
+        nxt = np.argmax(beats[:, found], axis=0)
+        best_axis[live], best_gain[live] = nxt, gain[nxt, live]
+    return best_axis
 
 
 @dataclass(frozen=True)

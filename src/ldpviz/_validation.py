@@ -559,8 +559,8 @@ def check_real(value, name, low=None, high=None, low_open=False, high_open=False
         raise ValueError(f"{name} must be a real number, got {shown(value)}.")
     interval = _interval(low, high, low_open, high_open)
     if not allow_inf and not math.isfinite(number):
-        inside = f" in {interval}" if low is not None or high is not None else ""
-        raise ValueError(f"{name} must be a finite number{inside}, got {shown(value)}.")
+        inside = f", in {interval}" if low is not None or high is not None else ""
+        raise ValueError(f"{name} must be finite{inside}, got {shown(value)}.")
     too_low = low is not None and (number <= low if low_open else number < low)
     too_high = high is not None and (number >= high if high_open else number > high)
     if too_low or too_high:

@@ -85,6 +85,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._config import check_mask_tables
 from ._validation import (
     check_choice,
     check_int,
@@ -142,6 +143,7 @@ def _user_types(W, ranking, s):
     users (grouping the (h, k) pairs with np.unique took seconds).
     """
     n, d = W.shape
+    check_mask_tables("the adaptive rule", n, d)  # (d + 1)^2 counts below
     code = np.zeros(n, dtype=np.uint8 if (d + 1) ** 2 <= 256 else np.int64)
     for rank, j in enumerate(ranking):
         hidden = W[:, j].view(np.uint8) if code.dtype == np.uint8 else W[:, j]

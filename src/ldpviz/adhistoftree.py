@@ -5,10 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import adaptive_rule, theory
-from ._config import exceeds_budget, get_config, partition_plan
+from ._config import (
+    check_mask_tables,
+    describe_excess,
+    exceeds_budget,
+    get_config,
+    partition_plan,
+)
 from ._validation import check_choice, check_int
 from .cell_estimates import label_noise_sums
-from .depth_selection import cross_validated_depth
+from .depth_selection import FOLDS, cross_validated_depth
 from .estimators import HistOfTree, _is_auto
 from .theory._checks import check_c
 
@@ -131,10 +137,32 @@ class AdHistOfTree(HistOfTree):
         self._t_offset = check_int(self.t_offset, "t_offset", -10, 10)
         check_choice(self.depth_search, "depth_search", DEPTH_SEARCHES)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
+        check_mask_tables(type(self).__name__, *W.shape)  # the selection's tables
         self.s_, self.depth_, self.t_, self.lambda_star_ = self._select(W)
         self._check_budget(W, self.s_, self.t_, self.depth_)
+        if self._searches(W.shape[1], self.s_):
+            self._check_search_budget(W)
         self._run_protocol(X, y, W, rng, self.s_, self.t_, self.depth_)
         return self
+
+    def _check_search_budget(self, W):
+        """Refuse, before round 1, a depth search whose trees (one per fold, at least as deep
+        as the rule's) the budget cannot grow: 300 users with 2,000 features took minutes."""
+        n, d = W.shape
+        plan = partition_plan(n, n, self.t_, self.s_, self.depth_, d - self.s_, self.rule,
+                              self._min_samples_leaf, 1, self.mechanism, growths=SEARCH_GROWTHS)
+        over = exceeds_budget(plan, n)
+        if over is not None:
+            raise ValueError(
+                f"{type(self).__name__}'s depth search (depth_search='round1') grows "
+                f"{SEARCH_GROWTHS} trees of depth >= {self.depth_} over {d - self.s_:,} tree "
+                f"axes of {n:,} users, which would need {describe_excess(*over)}; pass "
+                "depth_search='rule' (one tree at the rule's depth), or raise the budget with "
+                f"ldpviz.set_config({over[0]}=...).")
+
+    def _searches(self, d, s):
+        """Whether round 1 is followed by the depth search (depth_search="round1")."""
+        return self.depth_search == "round1" and isinstance(self.c, str) and s < d
 
     def _select(self, W):
         """(s, p*, t, lambda*) by the calibrated rule or eq (15), among partitions with at
@@ -168,7 +196,7 @@ class AdHistOfTree(HistOfTree):
         publishes every tree axis."""
         self.rule_depth_, self.depth_scores_ = depth, None
         d = W.shape[1]
-        if self.depth_search == "rule" or not isinstance(self.c, str) or s == d:
+        if not self._searches(d, s):
             return depth
         axes = self._tree_axes(d)
         hidden = bool(W[:, axes].any())  # then deeper trees widen their cell reports
@@ -176,7 +204,7 @@ class AdHistOfTree(HistOfTree):
         if not hidden:
             cap = self._cell_cap(len(W), d)
             for q in range(depth + 1, adaptive_rule.P_MAX + 1):  # cells and budget grow with q
-                if t**s * 2**q > cap or not self._fits(W, s, t, q):
+                if t**s * 2**q > cap or not self._fits(W, s, t, q, SEARCH_GROWTHS):
                     break
                 depths.append(q)
         noise = float(label_noise_sums(len(W), self.n_label_only_,
@@ -192,9 +220,9 @@ class AdHistOfTree(HistOfTree):
         self.lambda_star_ = float(theory.lambda_star(W, s, depth)) if depth > 0 else 0.0
         return depth
 
-    def _fits(self, W, s, t, depth):
+    def _fits(self, W, s, t, depth, growths=1):
         try:
-            self._check_budget(W, s, t, depth)
+            self._check_budget(W, s, t, depth, growths=growths)
         except ValueError:
             return False
         return True
@@ -230,3 +258,5 @@ def _largest_root(cells, s):
 
 
 DEPTH_SEARCHES = ("round1", "rule")
+#: Trees the depth search grows (one per fold) and the fit's.
+SEARCH_GROWTHS = 1 + FOLDS

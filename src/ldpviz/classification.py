@@ -32,7 +32,7 @@ from ._validation import (
     check_label_shape,
     check_simulable,
 )
-from .baselines._common import _PRIVATIZE_BYTES
+from .baselines._common import _CHUNK_ENTRIES, _PRIVATIZE_BYTES, _laplace_noise
 from .baselines._hist import HIST_NOISE, _grid_sums
 from .estimators import HistOfTreeProtocol
 from .mechanisms import debias_grr, grr, grr_probabilities
@@ -331,10 +331,41 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         The debiased class scores clipped at 0 and normalised (post-processing).
         """
         X = self._check_predict_input(X)
+        per_point = 8 * len(self.classes_)
+        fits = get_config()["max_bytes"] // per_point
+        check_budget(f"{type(self).__name__}.predict_proba with {len(self.classes_):,} classes",
+                     "len(X)", len(X), {"max_bytes": per_point * len(X)},
+                     advice=f"pass at most {fits:,} points at a time, or use predict (one "
+                     "label per point)")
         return self.cell_proba_[self.partition_.cell_index(X)]
 
     def _predict_codes(self, X):
-        return np.argmax(self.predict_proba(X), axis=1)
+        X = self._check_predict_input(X)
+        # the class of each cell, then of each point: no (points x classes) array
+        return np.argmax(self.cell_proba_, axis=1)[self.partition_.cell_index(X)]
+
+
+def _class_sums(cell, codes, K, n_cells, scale, noise, rng):
+    """(n_cells, K) noisy sums of the users' one-hot class vectors: the numbers, and the noise
+    draws in the same order, of ``_grid_sums`` on the n x K one-hot matrix, without building
+    it (100,000 classes took 48 s and n x K x 8 bytes)."""
+    n = len(cell)
+    key = cell.astype(np.int64) * K + codes.astype(np.int64)
+    sums = np.bincount(key, minlength=n_cells * K).reshape(n_cells, K).astype(float)
+    if n == 0 or scale == 0.0:
+        return sums
+    if noise == "aggregate":  # per class, the Gamma difference of _laplace_sum, in order
+        block = max(1, _CHUNK_ENTRIES // (2 * n_cells))
+        for start in range(0, K, block):
+            draws = rng.gamma(n, scale, size=(min(block, K - start), 2, n_cells))
+            sums[:, start:start + len(draws)] += (draws[:, 0] - draws[:, 1]).T
+        return sums
+    rows = max(1, _CHUNK_ENTRIES // n_cells)  # per user: as _grid_sums, chunk by chunk
+    for start in range(0, n, rows):
+        size = (min(rows, n - start), n_cells)
+        for c in range(K):
+            sums[:, c] += _laplace_noise(scale, size, rng).sum(axis=0)
+    return sums
 
 
 def _normalise(scores, backup=None):
@@ -423,19 +454,23 @@ class HistClassifier(_PrivateClassifier):
         self.n_cells_ = grid.n_cells
         eps = check_epsilon(self.epsilon)
         self.scale_ = 0.0 if np.isinf(eps) else 2.0 / eps
-        values = self._messages(codes)
-        sums, _ = _grid_sums(grid.cell_index(X), values, grid.n_cells,
-                             [self.scale_] * values.shape[1], None, self.noise, rng)
-        self.cell_sums_ = sums[:, 0] if values.shape[1] == 1 else sums
+        cell = grid.cell_index(X)
+        if len(self.classes_) == 2:
+            sums, _ = _grid_sums(cell, self._messages(codes), grid.n_cells, [self.scale_],
+                                 None, self.noise, rng)
+            self.cell_sums_ = sums[:, 0]
+        else:
+            self.cell_sums_ = _class_sums(cell, codes, len(self.classes_), grid.n_cells,
+                                          self.scale_, self.noise, rng)
         self._grid_ = grid
         return self
 
     def _predict_codes(self, X):
         X = self._check_predict_input(X)
-        sums = self.cell_sums_[self._grid_.cell_index(X)]
-        if sums.ndim == 1:
-            return (sums > 0).astype(np.int64)
-        return np.argmax(sums, axis=1)
+        cells = self._grid_.cell_index(X)
+        if self.cell_sums_.ndim == 1:
+            return (self.cell_sums_[cells] > 0).astype(np.int64)
+        return np.argmax(self.cell_sums_, axis=1)[cells]  # per cell: no n x K array
 
     def privatize(self, X, y, W=None):
         """Every user's message Z_i over all cells (and classes if K > 2), shape (n, ...).

@@ -64,14 +64,16 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0)
         check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
 
-    def _check_budget(self, W, s, t, depth, n_outputs=1):
+    def _check_budget(self, W, s, t, depth, n_outputs=1, growths=1, depth_name="depth"):
         """Refuse, before round 1, a partition the data cannot fill or the budget cannot hold
-        (:func:`ldpviz.set_config`); the error names the parameter and a value that fits."""
+        (:func:`ldpviz.set_config`); the error names the parameter and a value that fits.
+        ``growths``: the public trees grown (AdHistOfTree's depth search grows more)."""
         hist = W[:, ranking_of_checked_mask(W)[:s]]  # users grouped by the histogram axes they hide
         patterns = _distinct_rows(hist) if 0 < s < 63 else min(len(W), 2**s)
         check_partition_budget(type(self).__name__, len(W), len(W), t, s, depth,
                                W.shape[1] - s, self.rule, self._min_samples_leaf, n_outputs,
-                               self.mechanism, patterns)
+                               self.mechanism, patterns, depth_name=depth_name,
+                               growths=growths)
 
     def _choose_s(self, W):
         d = W.shape[1]

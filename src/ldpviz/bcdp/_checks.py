@@ -9,6 +9,7 @@ from .._validation import (
     as_real_array,
     check_2d_finite,
     check_epsilon,
+    check_label_shape,
     check_real,
     check_simulable,
 )
@@ -21,13 +22,43 @@ def check_alpha(alpha, name="alpha"):
     return check_real(alpha, name, low=0.0, allow_inf=True)
 
 
+#: Largest overall budget: beyond about 1e154 the schedules' products overflow (the means came
+#: out inf); long before, the l2 mechanism's noise is below double precision.
+MAX_BCDP_EPSILON = 1e100
+#: Smallest public radius of the least-squares ball: below about 1e-290 its arithmetic
+#: underflows (the solver met NaN).
+MIN_RADIUS = 1e-100
+
+
 def check_finite_epsilon(epsilon, name="epsilon"):
-    """The overall LDP budget: positive and finite (Theorem 2 spends it in finite steps), and
-    not so small that double precision loses the l2 mechanism's noise."""
+    """The overall LDP budget: positive and finite (Theorem 2 spends it in finite steps), not so
+    large that the schedules overflow, and not so small that double precision loses the l2
+    mechanism's noise."""
     epsilon = check_epsilon(epsilon, name)
-    if not np.isfinite(epsilon):
-        raise ValueError(f"{name} must be finite for BCDP mechanisms, got {epsilon!r}.")
+    if not epsilon <= MAX_BCDP_EPSILON:
+        raise ValueError(f"{name} must be finite and at most {MAX_BCDP_EPSILON:g} for BCDP "
+                         f"mechanisms (the noise is below double precision long before), got "
+                         f"{epsilon!r}.")
     return check_simulable(epsilon, name=name)
+
+
+def check_radius(radius, name="radius"):
+    """The public radius of the least-squares ball: finite and at least :data:`MIN_RADIUS`."""
+    radius = check_real(radius, name, low=0.0, low_open=True)
+    if radius < MIN_RADIUS:
+        raise ValueError(f"{name}={radius!r} is below {MIN_RADIUS:g}, where the ball's "
+                         f"arithmetic underflows; rescale the problem so that {name} >= "
+                         f"{MIN_RADIUS:g}.")
+    return radius
+
+
+def check_signed_labels(y, n, name="y"):
+    """Labels of Assumption 2: a finite 1-D array of ``n`` numbers in [-1, 1] (text, dates and
+    other kinds refused as for every estimator)."""
+    y = check_label_shape(y, n, name, dtype=float)
+    if not np.all(np.isfinite(y)) or np.any(np.abs(y) > 1.0):
+        raise ValueError(f"{name} must be finite with values in [-1, 1] (Assumption 2).")
+    return y
 
 
 def check_q(q, name="q"):

@@ -12,12 +12,14 @@ from sklearn.base import BaseEstimator
 
 from .._base import check_X
 from .._rng import as_generator
-from .._validation import check_bool, check_real
+from .._validation import check_bool
 from ._checks import (
     check_deltas,
     check_finite_epsilon,
+    check_radius,
     check_schedule,
     check_signed_box,
+    check_signed_labels,
     check_weights,
 )
 from .mechanisms import _block_weights, budget_schedule, mean_mechanism
@@ -233,12 +235,7 @@ def _private_ols(Z, y, c, radius, rng, weights):
 
 def _check_ols_data(Z, y):
     Z = check_signed_box(Z, "Z")
-    y = np.asarray(y, dtype=float)
-    if y.ndim != 1 or len(y) != len(Z):
-        raise ValueError(f"y must be 1-D with {len(Z)} entries, got shape {y.shape}.")
-    if not np.all(np.isfinite(y)) or np.any(np.abs(y) > 1.0):
-        raise ValueError("y must be finite with values in [-1, 1] (Assumption 2).")
-    return Z, y
+    return Z, check_signed_labels(y, len(Z))
 
 
 def bcdp_ols(Z, y, epsilon, deltas, q, zeta=None, radius=1.0, weights="paper",
@@ -281,7 +278,7 @@ def bcdp_ols(Z, y, epsilon, deltas, q, zeta=None, radius=1.0, weights="paper",
     """
     Z, y = _check_ols_data(Z, y)
     deltas = check_deltas(deltas, Z.shape[1] + 1)
-    radius = check_real(radius, "radius", low=0.0, low_open=True)
+    radius = check_radius(radius)
     check_weights(weights)
     c = budget_schedule(deltas, epsilon, q, zeta)
     return _private_ols(Z, y, c, radius, as_generator(random_state), weights)
@@ -295,7 +292,7 @@ def ldp_ols(Z, y, epsilon, radius=1.0, weights="paper", random_state=None):
     """
     Z, y = _check_ols_data(Z, y)
     epsilon = check_finite_epsilon(epsilon)
-    radius = check_real(radius, "radius", low=0.0, low_open=True)
+    radius = check_radius(radius)
     check_weights(weights)
     c = np.full(Z.shape[1] + 1, epsilon)
     return _private_ols(Z, y, c, radius, as_generator(random_state), weights)

@@ -42,6 +42,9 @@ def _ranking(ranking, names, argname):
         return list(range(len(names)))
     if isinstance(ranking, (str, int, np.integer)):
         ranking = [ranking]
+    if not isinstance(ranking, (list, tuple, np.ndarray, pd.Index)) or np.ndim(ranking) != 1:
+        raise TypeError(f"{argname} must be a column name or index, or a list of them, got "
+                        f"{shown(ranking)}.")
     first = []
     for item in ranking:
         if isinstance(item, (int, np.integer)) and not isinstance(item, bool):

@@ -136,6 +136,9 @@ def _download(url, path):
 
 
 def _data_home(data_home):
+    if data_home is not None and not isinstance(data_home, (str, os.PathLike)):
+        raise TypeError(f"data_home must be a folder (a str or pathlib.Path) or None (then "
+                        f"$LDPVIZ_DATA, else {DEFAULT_DATA_HOME}), got {data_home!r}.")
     home = data_home or os.environ.get("LDPVIZ_DATA") or DEFAULT_DATA_HOME
     return Path(home).expanduser()
 

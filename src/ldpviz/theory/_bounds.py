@@ -7,6 +7,7 @@ import numpy as np
 
 from .._validation import check_int
 from ._checks import (
+    check_d,
     check_epsilon_array,
     check_holder_alpha,
     check_lam,
@@ -34,7 +35,7 @@ def upper_rate_exponent(d, s, lam, alpha=1):
     float or ndarray
         The exponent of ``log n / (n eps^2)``, dimensionless, in (0, 1).
     """
-    d = check_int(d, "d", 1)
+    d = check_d(d)
     s = check_int(s, "s", 0, d)
     lam = check_lam(lam)
     alpha = check_holder_alpha(alpha)
@@ -119,7 +120,7 @@ def lower_bound(n, epsilon, d, s, alpha=1):
     """
     n = check_n_array(n, 1)
     epsilon = check_epsilon_array(epsilon)
-    d = check_int(d, "d", 1)
+    d = check_d(d)
     s = check_int(s, "s", 0, d)
     alpha = check_holder_alpha(alpha)
     # In logs, with log(e^eps - 1) = eps + log(1 - e^-eps): finite for every eps in (0, inf].

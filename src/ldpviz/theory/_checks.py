@@ -15,6 +15,14 @@ from .._validation import (
     shown,
 )
 
+#: Largest dimension the formulas take: integers stay exact as floats up to 2^53 (2**1100 was
+#: an OverflowError).
+MAX_D = 2**53
+
+
+def check_d(d):
+    return check_int(d, "d", 1, MAX_D)
+
 
 def check_s(s, d, name="s"):
     return check_int(s, name, 0, d)

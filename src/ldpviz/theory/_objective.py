@@ -11,6 +11,7 @@ import pandas as pd
 from .._validation import check_epsilon, check_int
 from ._checks import (
     check_c,
+    check_d,
     check_depths,
     check_holder_alpha,
     check_s,
@@ -193,7 +194,7 @@ def optimal_t(p, d, s):
     int or ndarray of int
         Bins per axis, >= 1.
     """
-    d = check_int(d, "d", 1)
+    d = check_d(d)
     s = check_int(s, "s", 0, d - 1)
     p = check_depths(p)
     if np.any(p / (d - s) > _LOG2_MAX_T):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._config import check_mask_tables
 from .._validation import check_int
 from ..masks import protection_ranking, validate_mask
 from ._checks import (
@@ -74,6 +75,7 @@ def mask_profile(W):
         return W
     W = validate_mask(W)
     n, d = W.shape
+    check_mask_tables("mask_profile", n, d)
     ranking = protection_ranking(W)
     ranked = W[:, ranking].astype(np.int64)
     # tails[i, s] = number of features among ranking[s:] that user i protects, s = 0..d.
