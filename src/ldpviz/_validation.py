@@ -262,6 +262,16 @@ def as_float_array(data, name="X"):
                         f"{shown(value)} ({exc}).") from None
 
 
+def check_epsilon_array(epsilon, name="epsilon"):
+    """Budgets as a float array in (0, inf]; inf = no privacy."""
+    if np.ndim(epsilon) == 0:
+        return np.asarray(check_epsilon(epsilon, name))
+    arr = as_real_array(epsilon, name, "positive numbers")
+    if np.any(np.isnan(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
+    return arr
+
+
 def is_real_number(value):
     """A real number, not a bool (True is not 1 here) nor a string."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_epsilon_array, check_int
 from ._checks import (
     check_d,
-    check_epsilon_array,
     check_holder_alpha,
     check_lam,
     check_n_array,

@@ -9,7 +9,6 @@ import numpy as np
 
 from .._validation import (
     as_real_array,
-    check_epsilon,
     check_int,
     real_or_infinite,
     shown,
@@ -59,16 +58,6 @@ def check_n_array(n, low, name="n"):
     arr = as_real_array(n, name)
     if not np.all(np.isfinite(arr)) or np.any(arr < low):
         raise ValueError(f"{name} must be finite and >= {low}, got {n!r}.")
-    return arr
-
-
-def check_epsilon_array(epsilon, name="epsilon"):
-    """Budgets as a float array in (0, inf]; inf = no privacy."""
-    if np.ndim(epsilon) == 0:
-        return np.asarray(check_epsilon(epsilon, name))
-    arr = as_real_array(epsilon, name, "positive numbers")
-    if np.any(np.isnan(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be > 0 (np.inf means no privacy), got {epsilon!r}.")
     return arr
 
 
