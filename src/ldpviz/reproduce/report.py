@@ -22,11 +22,16 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from .._safe_text import html_text as _escape
+from ..viz.views import log_ticks
 
-__all__ = ["HtmlReport"]
+__all__ = ["HtmlReport", "readable_print"]
+
+FONT_SIZE = 13  # px: the smallest base font of a report's figures
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto;
@@ -40,7 +45,7 @@ caption { caption-side: top; text-align: left; font-style: italic; padding-botto
 .note { color: #555; font-size: 0.92em; } .warning { background: #fff4e5;
   border-left: 4px solid #e69f00; padding: 0.4em 0.8em; }
 .answer { background: #eef6fb; border-left: 4px solid #0072b2; padding: 0.4em 0.8em;
-  margin: 0.4em 0; }
+  margin: 0.4em 0; } ul.answer, ul.warning, ul.note { padding-left: 2.2em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
 dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
@@ -117,11 +122,12 @@ class HtmlReport:
                            "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
     def figure(self, fig, caption=None):
-        """A plotly Figure, drawn by the plotly.js embedded once in the page."""
+        """A plotly Figure, drawn by the plotly.js embedded once in the page: its text at least
+        ``FONT_SIZE`` px, its log axes labelled with readable values (:func:`readable_print`)."""
         self._plotly = True
         # plotly's own encoder; then no <, > or & at all inside the script element (they can
         # only sit in JSON strings, where \u003c, \u003e and \u0026 mean the same).
-        spec = fig.to_json().replace("<", "\\u003c").replace(">", "\\u003e") \
+        spec = readable_print(fig).to_json().replace("<", "\\u003c").replace(">", "\\u003e") \
             .replace("&", "\\u0026")
 
         div = f"fig{len(self.blocks)}"
@@ -172,6 +178,28 @@ class HtmlReport:
         path = Path(path)
         path.write_text(self.render(), encoding="utf-8")
         return path
+
+
+def readable_print(fig):
+    """A copy of a plotly figure legible in a report: its base font at least ``FONT_SIZE`` px,
+    and every log axis without ticks of its own labelled at readable values (1, 0.5, 0.2, 0.1
+    or powers of ten, :func:`ldpviz.viz.views.log_ticks`), not plotly's stray mantissas ("2, 1,
+    5, 2, 0.1, 5", smaller than the rest)."""
+    fig = go.Figure(fig)
+    if (fig.layout.font.size or 0) < FONT_SIZE:
+        fig.update_layout(font_size=FONT_SIZE)
+    for name in [k for k in fig.layout if k.startswith(("xaxis", "yaxis"))]:
+        axis = fig.layout[name]
+        if axis.type != "log" or axis.tickvals is not None:
+            continue
+        letter, ref = name[0], name[0] + name[5:]  # xaxis2 -> x, x2
+        values = [v for trace in fig.data if (trace[f"{letter}axis"] or letter) == ref
+                  for v in np.ravel(np.asarray(trace[letter], dtype=object))
+                  if isinstance(v, (int, float, np.number)) and np.isfinite(v) and v > 0]
+        if values:
+            ticks, text = log_ticks(values)
+            axis.update(tickmode="array", tickvals=ticks, ticktext=text, dtick=None)
+    return fig
 
 
 def _numeric(text):

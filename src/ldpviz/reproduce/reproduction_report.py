@@ -74,7 +74,7 @@ def figure2_plotly(name, best):
                                           "visible": True}))
     fig.update_xaxes(type="log" if logx else "linear", title_text=x,
                      tickvals=sorted(means[x].unique()))
-    fig.update_yaxes(type="log", dtick="D2", title_text="MSE against f* (± 2 SE)")
+    fig.update_yaxes(type="log", title_text="MSE against f* (± 2 SE)")  # ticks: readable_print
     fig.update_layout(title=title, height=460, template="plotly_white", margin={"t": 50},
                       legend={"orientation": "h", "y": -0.25})
     return fig
@@ -97,7 +97,7 @@ def bcdp_plotly(table):
         fig.add_trace(go.Scatter(x=labels, y=table[column], name=name, mode="lines+markers",
                                  line={"color": color, "dash": dash}))
     fig.update_xaxes(type="category", title_text="correlation q")
-    fig.update_yaxes(type="log", dtick="D2", title_text="MSE of the mean")
+    fig.update_yaxes(type="log", title_text="MSE of the mean")
     fig.update_layout(height=460, template="plotly_white", margin={"t": 30},
                       legend={"orientation": "h", "y": -0.25})
     return fig
