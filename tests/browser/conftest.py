@@ -28,9 +28,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-quic"]
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
-# Warnings of headless Chromium's software GPU about the 3-D surfaces' WebGL readbacks: notes
-# on the browser's own performance, the same for any WebGL page, not the page's faults.
-ENGINE_NOTES = ("GL Driver Message", "Canvas2D: Multiple readback operations")
+# Notes on the browser's and JupyterLab's own speed, not faults of the page: headless
+# Chromium's software GPU about the 3-D surfaces' WebGL readbacks (the same for any WebGL page),
+# and JupyterLab's plugins that take more than 5 s to start on a busy machine.
+ENGINE_NOTES = ("GL Driver Message", "Canvas2D: Multiple readback operations",
+                "ms to activate.", "is taking too long to activate.")
 BIN = Path(sys.executable).parent
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[browser]'")

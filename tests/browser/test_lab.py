@@ -36,6 +36,39 @@ KERNEL_READY = """async () => {
   return panel.sessionContext.session.kernel.status;
 }"""
 
+# Each PNG matplotlib writes carries the size of its smallest text, in the PNG's pixels (a tEXt
+# entry), so the page can tell how big that text is drawn: its size times the image's scale.
+FONT_PROBE = """
+import matplotlib.backend_bases as _ldpviz_bb, matplotlib.text as _ldpviz_text
+def _ldpviz_print_figure(self, *args, _print=_ldpviz_bb.FigureCanvasBase.print_figure, **kw):
+    fig = self.figure
+    sizes = [t.get_fontsize() for t in fig.findobj(_ldpviz_text.Text)
+             if t.get_visible() and t.get_text().strip()]
+    dpi = kw.get("dpi") if isinstance(kw.get("dpi"), (int, float)) else fig.dpi
+    if sizes and (kw.get("format") or "png") == "png":
+        kw["metadata"] = {**(kw.get("metadata") or {}),
+                          "ldpvizMinTextPx": f"{min(sizes) * dpi / 72:.2f}"}
+    return _print(self, *args, **kw)
+_ldpviz_bb.FigureCanvasBase.print_figure = _ldpviz_print_figure
+"""
+
+PROBE_FONTS = """async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  await kernel.requestExecute({code, silent: true}).done;
+}"""
+
+# Every PNG output: the cell, the smallest text in the PNG's pixels and the scale it is shown at.
+STATIC_TEXT = r"""() => window.jupyterapp.shell.currentWidget.content.widgets.flatMap((cell, i) =>
+  Array.from(cell.node.querySelectorAll('.jp-OutputArea-output img'))
+    .filter(img => img.src.startsWith('data:image/png') && img.naturalWidth > 0)
+    .map(img => {
+      const head = atob(img.src.split(',')[1].slice(0, 8000));
+      const found = head.match(/ldpvizMinTextPx\0([0-9.]+)/);
+      return {cell: i, text: found ? parseFloat(found[1]) : null,
+              scale: img.clientWidth / img.naturalWidth, width: img.clientWidth};
+    }))"""
+MIN_STATIC_TEXT_PX = 10
+
 RUN_ALL = """async () => {
   await window.jupyterapp.commands.execute('notebook:run-all-cells');
 }"""
@@ -72,12 +105,23 @@ def test_notebook_runs_clean_in_jupyterlab(page, lab_url, lab_root, name):
     p.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
                         timeout=60_000)
     p.evaluate(KERNEL_READY)
+    p.evaluate(PROBE_FONTS, FONT_PROBE)
     p.evaluate(RUN_ALL)
     p.wait_for_function(DONE, timeout=RUN_TIMEOUT_MS, polling=500)
     errors = p.evaluate(ERRORS)
     assert not errors, f"{name}: cells failed: {errors}"
     assert not p.get_by_text("Error displaying widget").count(), (
         f"{name}: a widget could not be displayed")
+    resize(p, 1024, 768)  # a projector: images shrink to the output area
+    p.wait_for_function("() => innerWidth === 1024")
+    static = p.evaluate(STATIC_TEXT)
+    small = [f"cell {s['cell']}: {s['text'] * s['scale']:.1f} px" for s in static
+             if s["text"] is not None and s["text"] * s["scale"] < MIN_STATIC_TEXT_PX]
+    assert not small, f"{name} at 1024 px: static figures with text under " \
+                      f"{MIN_STATIC_TEXT_PX} px: {small}"
+    if static:
+        print(f"\n{name}: smallest static text at 1024 px "
+              f"{min(s['text'] * s['scale'] for s in static if s['text']):.1f} px")
     expected = _explorers_displayed(name)
     if expected:
         try:
