@@ -618,3 +618,12 @@ def test_one_hot_names_that_collide_are_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match=r"^the one-hot encoding of 'region' and column "
                                          r"'region_n' would both be named 'region_n'"):
         load_csv(_csv(tmp_path, frame), "cost", categorical="onehot", y_range=(-5, 15))
+
+
+def test_a_column_of_dates_is_named_not_counted_in_seconds(tmp_path):
+    days = [f"2020-{m:02d}-{d:02d}" for m in (1, 2) for d in range(1, 21)]
+    frame = _frame().assign(visit=days)
+    with pytest.raises(ValueError, match=r"^column 'visit' holds dates or times \(e\.g\. "
+                                         r"'2020-01-01'\), which are not read as numbers.*"
+                                         r"drop=\['visit'\]"):
+        load_csv(_csv(tmp_path, frame), "cost", y_range=(-5, 15))

@@ -66,6 +66,9 @@ MIN_RELEASE_EPSILON = 1e-12
 #: estimate multiplies variances of the noisy labels (powers up to 4 of the scale), which
 #: overflow double precision beyond about 1e75 (measured: 1e75 fits, 1e80 does not).
 MAX_NOISE_SCALE = MAX_Y_BOUND = 1e70
+#: Largest tree depth and count (min_samples_leaf) a parameter may take: far beyond any data,
+#: small enough that every size computed from them stays exact (2**1100 was an OverflowError).
+MAX_DEPTH, MAX_COUNT = 10**6, 2**62
 #: Smallest label bound M: M^2 and the noise variances stay normal doubles (M = 1e-200 made
 #: the budget rule divide 0 by 0).
 MIN_Y_BOUND = 1e-100
@@ -120,7 +123,9 @@ def check_int(value, name, low=0, high=None):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {shown(value)}.")
     if value < low or (high is not None and value > high):
-        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        # a bound far beyond any data (MAX_COUNT) is named only to a value beyond it
+        named = high is not None and (high < MAX_DEPTH or value > high)
+        bound = f"in [{low}, {high}]" if named else f">= {low}"
         raise ValueError(f"{name} must be {bound}, got {shown(value)}.")
     return int(value)
 
@@ -487,7 +492,8 @@ def check_mask_columns(W, x_columns, name="W"):
 
 def check_feature_indices(indices, n_features, name="private_features", columns=None):
     """Column indices; with ``columns`` (a DataFrame's columns) the entries may be their names."""
-    entries = list(indices) if isinstance(indices, (list, tuple, np.ndarray)) else None
+    listed = isinstance(indices, (list, tuple, np.ndarray)) and np.ndim(indices) == 1
+    entries = list(indices) if listed else None
     if entries and all(isinstance(v, str) for v in entries):
         columns = None if columns is None else [str(c) for c in columns]
         if columns is None:

@@ -25,6 +25,7 @@ from ._base import SemiFeatureEstimator, check_X
 from ._config import check_budget, check_grid_budget, get_config
 from ._rng import as_generator
 from ._validation import (
+    MAX_DEPTH,
     PrivacyWarning,
     check_choice,
     check_epsilon,
@@ -279,7 +280,7 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         """
         self._check_protocol_params()
         t = check_int(self.t, "t", 1)
-        depth = check_int(self.depth, "depth", 0)
+        depth = check_int(self.depth, "depth", 0, MAX_DEPTH)
         X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
         s = self._choose_s(W)
         self._check_budget(W, s, t, depth, n_outputs=len(self.classes_))

@@ -7,7 +7,7 @@ import numpy as np
 from . import adaptive_rule
 from ._base import SemiFeatureEstimator, SemiFeatureRegressor
 from ._config import check_partition_budget
-from ._validation import check_choice, check_int, check_rho
+from ._validation import MAX_COUNT, MAX_DEPTH, check_choice, check_int, check_rho
 from .cell_estimates import (
     CELL_ESTIMATES,
     label_noise_sums,
@@ -61,7 +61,8 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", self._fallbacks)
         # The checked Python int: a numpy int8 would overflow in the budget's arithmetic.
-        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0,
+                                           MAX_COUNT)
         check_choice(self.cell_estimate, "cell_estimate", CELL_ESTIMATES)
 
     def _check_budget(self, W, s, t, depth, n_outputs=1, growths=1, depth_name="depth"):
@@ -328,7 +329,7 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
         """
         self._check_protocol_params()
         t = check_int(self.t, "t", 1)
-        depth = check_int(self.depth, "depth", 0)
+        depth = check_int(self.depth, "depth", 0, MAX_DEPTH)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         s = self._choose_s(W)
         self._check_budget(W, s, t, depth)

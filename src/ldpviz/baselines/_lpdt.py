@@ -12,6 +12,8 @@ import numpy as np
 from .._base import SemiFeatureRegressor
 from .._config import check_partition_budget
 from .._validation import (
+    MAX_COUNT,
+    MAX_DEPTH,
     PrivacyWarning,
     check_bool,
     check_choice,
@@ -139,8 +141,9 @@ class LPDT(SemiFeatureRegressor):
     def _check_params(self):
         check_rho(self.rho)
         # The checked Python ints: a numpy int8 would overflow in the budget's arithmetic.
-        self._max_depth = check_int(self.max_depth, "max_depth", 0)
-        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0)
+        self._max_depth = check_int(self.max_depth, "max_depth", 0, MAX_DEPTH)
+        self._min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", 0,
+                                           MAX_COUNT)
         check_choice(self.rule, "rule", RULES)
         check_choice(self.mechanism, "mechanism", MECHANISMS)
         check_choice(self.fallback, "fallback", LPDT_FALLBACKS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import difflib
 import os
+import re
 import shlex
 import warnings
 from pathlib import Path
@@ -322,6 +323,12 @@ def _features(text, numbers, keep, target, categorical, max_categories):
         else:
             values = text[column].astype(str).str.strip()
             levels = sorted(values.unique())
+            if len(levels) > max_categories and _dates(levels):
+                raise ValueError(
+                    f"column {column!r} holds dates or times (e.g. {levels[0]!r}), which are "
+                    "not read as numbers (a count of seconds would be a guess at the unit): "
+                    "write them as numbers in a unit you choose (e.g. days since a date you "
+                    f"fix), or {_leave_out([column])}.")
             if len(levels) > max_categories:
                 raise ValueError(
                     f"column {column!r} is not numeric and has {len(levels)} distinct values "
@@ -338,6 +345,16 @@ def _features(text, numbers, keep, target, categorical, max_categories):
             origin[name] = column
         columns.update(new)
     return pd.DataFrame(columns), encoded
+
+
+#: Dates and times as text: 2020-01-31, 2020/01/31, 31.01.2020, 1/31/20, 2020-01-31T08:30...
+_DATE = re.compile(r"(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})"
+                   r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?Z?|\d{1,2}:\d{2}(:\d{2})?")
+
+
+def _dates(levels):
+    """Whether most values of a text column are written as dates or times."""
+    return sum(bool(_DATE.fullmatch(v)) for v in levels) > 0.9 * len(levels)
 
 
 def _origin(name, column):
