@@ -254,3 +254,60 @@ def test_bcdp_means_are_finite_projected_and_seeded(X, epsilon, seed, bcdp):
     mean = model.fit(X).mean_
     assert mean.shape == (X.shape[1],) and np.all(np.abs(mean) <= 1)
     np.testing.assert_array_equal(mean, model.fit(X).mean_)
+
+
+# ----------------------------------------------------------------------------------------------
+# Data of other kinds, numbers beyond the floats (issue 32)
+# ----------------------------------------------------------------------------------------------
+KINDS = ["datetime64", "timedelta64", "masked", "pandas sparse", "record", "dict"]
+
+
+def _other_kind(array, kind, unit):
+    import pandas as pd
+
+    if kind == "datetime64":
+        return array.astype(f"datetime64[{unit}]")
+    if kind == "timedelta64":
+        return array.astype(f"timedelta64[{unit}]")
+    if kind == "masked":
+        return np.ma.masked_array(array, mask=np.arange(array.size).reshape(array.shape) == 0)
+    if kind == "pandas sparse":
+        frame = pd.DataFrame(array) if array.ndim == 2 else pd.Series(array)
+        return frame.astype(pd.SparseDtype(float, 0.0))
+    if kind == "record":
+        return np.zeros(len(array), dtype=[("a", float), ("b", float)])
+    return {"a": array}
+
+
+@given(problem=problems(), data=st.data(), kind=st.sampled_from(KINDS),
+       argument=st.sampled_from(["X", "y", "W"]),
+       unit=st.sampled_from(["s", "ms", "ns", "D", "h"]))
+def test_data_numpy_would_read_as_numbers_are_refused_naming_the_argument(problem, data, kind,
+                                                                           argument, unit):
+    """Dates were read as seconds since 1970, masked entries as what lies under the mask."""
+    n, d, X, y, W, _, M = problem
+    model = data.draw(regressors(n, d, M))
+    if argument == "W" and not _uses_mask(model):
+        return
+    if argument == "W" and kind in ("datetime64", "timedelta64"):
+        W = W.astype(float)  # dates of 0 and 1 s: still not a mask
+    given_ = {"X": X, "y": y, "W": W}
+    given_[argument] = _other_kind(given_[argument], kind, unit)
+    with pytest.raises((ValueError, TypeError)) as info:
+        _quiet(lambda: model.fit(given_["X"], given_["y"],
+                                 W=given_["W"] if _uses_mask(model) else None))
+    assert str(info.value).startswith(argument), str(info.value)
+
+
+@given(problem=problems(), param=st.sampled_from(["epsilon", "y_bound", "rho", "t", "depth",
+                                                  "min_samples_leaf"]),
+       exponent=st.integers(1024, 4000), sign=st.sampled_from([1, -1]))
+def test_integers_beyond_the_floats_are_refused_naming_the_parameter(problem, param, exponent,
+                                                                     sign):
+    """epsilon=2**1100 raised a bare OverflowError."""
+    _, _, X, y, W, _, M = problem
+    model = HistOfTree(y_bound=M, depth=0).set_params(**{param: sign * 2**exponent})
+    with pytest.raises(ValueError) as info:
+        _quiet(lambda: model.fit(X, y, W=W))
+    message = str(info.value)
+    assert message.startswith(param) and "digits" in message and len(message) < 400, message

@@ -26,6 +26,8 @@ import numbers
 from contextlib import contextmanager
 from typing import NamedTuple
 
+from ._validation import shown
+
 __all__ = ["config_context", "get_config", "set_config"]  # the public part
 
 #: Defaults for a 2-core, 8 GB laptop (see the module docstring).
@@ -224,6 +226,11 @@ def _exceeded(plan, config, n_report):
     return None
 
 
+def _shown(value):
+    """An integer as itself, or as its number of digits when too long to read."""
+    return shown(value) if isinstance(value, int) else value
+
+
 def describe_excess(key, size, limit):
     """'3,000 cells, more than the budget max_cells = 1,024' for an exceeded budget key."""
     what = {"max_cells": "cells", "max_bytes": "bytes of working memory",
@@ -267,8 +274,8 @@ def check_partition_budget(owner, n_tree, n_report, t, s, depth, n_tree_axes, ru
     if over is None:
         return result
     classes = f" and {n_outputs:,} classes" if n_outputs > 1 else ""
-    head = (f"{owner} with {t_name}={t} on {s} histogram axes, {depth_name}={depth}{classes} "
-            f"would need {describe_excess(*over)}")
+    head = (f"{owner} with {t_name}={_shown(t)} on {s} histogram axes, {depth_name}="
+            f"{_shown(depth)}{classes} would need {describe_excess(*over)}")
     fits_depth = next((p for p in range(min(depth, _LOG2_CAP) - 1, -1, -1) if fits(t, p)),
                       None)
     if fits_depth is not None and n_tree_axes:
@@ -351,7 +358,7 @@ def check_budget(owner, param, value, sizes, fits=None, n_report=0, advice=None)
         if size > limit:
             if advice is None:
                 advice = f"use {param} <= {fits}" if fits else f"lower {param}"
-            raise ValueError(f"{owner} with {param}={value} would need "
+            raise ValueError(f"{owner} with {param}={_shown(value)} would need "
                              f"{describe_excess(key, size, limit)}; {advice}, or raise the budget "
                              f"with ldpviz.set_config({key}=...).")
 

@@ -25,6 +25,7 @@ from ._base import SemiFeatureEstimator, check_X
 from ._config import check_budget, check_grid_budget, get_config
 from ._rng import as_generator
 from ._validation import (
+    MAX_COUNT,
     MAX_DEPTH,
     PrivacyWarning,
     check_choice,
@@ -279,7 +280,7 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         W : (n, d) 0/1 privacy mask (1 = protected) or None (``private_features`` / ``s``).
         """
         self._check_protocol_params()
-        t = check_int(self.t, "t", 1)
+        t = check_int(self.t, "t", 1, MAX_COUNT)
         depth = check_int(self.depth, "depth", 0, MAX_DEPTH)
         X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
         s = self._choose_s(W)
@@ -428,7 +429,7 @@ class HistClassifier(_PrivateClassifier):
         self.random_state = random_state
 
     def _grid(self, n, d):
-        t = check_int(self.t, "t", 1)
+        t = check_int(self.t, "t", 1, MAX_COUNT)
         check_choice(self.noise, "noise", HIST_NOISE)
         m = 1 if len(self.classes_) == 2 else len(self.classes_)
         check_grid_budget("HistClassifier", n, t, d, m, per_user=self.noise == "per-user")

@@ -328,7 +328,7 @@ class HistOfTree(SemiFeatureRegressor, HistOfTreeProtocol):
             mask from ``private_features`` (or the first ``s`` columns).
         """
         self._check_protocol_params()
-        t = check_int(self.t, "t", 1)
+        t = check_int(self.t, "t", 1, MAX_COUNT)
         depth = check_int(self.depth, "depth", 0, MAX_DEPTH)
         X, y, W, _, rng = self._prepare_fit(X, y, W)
         s = self._choose_s(W)

@@ -10,6 +10,7 @@ import numpy as np
 from .._base import SemiFeatureRegressor
 from .._config import check_budget, check_grid_budget, get_config
 from .._validation import (
+    MAX_COUNT,
     check_choice,
     check_int,
     check_real,
@@ -129,7 +130,7 @@ class Hist(SemiFeatureRegressor):
 
     def _check_params(self, n, d):
         check_rho(self.rho)
-        t = check_int(self.t, "t", 1)
+        t = check_int(self.t, "t", 1, MAX_COUNT)
         check_choice(self.noise, "noise", HIST_NOISE)
         check_choice(self.fallback, "fallback", HIST_FALLBACKS)
         check_real(self.zeta, "zeta", low=0.0)
