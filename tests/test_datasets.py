@@ -2,7 +2,6 @@
 
 import io
 import os
-import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -10,6 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _csv_tables import csv_of as _csv
+from _csv_tables import text_file as _write
+from _csv_tables import user_frame as _frame
 
 from ldpviz import PrivacyWarning, datasets
 from ldpviz.datasets import load_csv, load_diabetes, load_uci
@@ -205,19 +207,6 @@ def test_a_failed_source_falls_back_and_total_failure_says_what_to_do(tmp_path, 
 # ----------------------------------------------------------------------------------------------
 # load_csv
 # ----------------------------------------------------------------------------------------------
-def _csv(tmp_path, frame, name="data.csv"):
-    path = tmp_path / name
-    frame.to_csv(path, index=False)
-    return path
-
-
-def _frame(n=40, seed=0):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({"income": rng.normal(50, 10, n), "smoker": rng.choice(["no", "yes"], n),
-                         "age": rng.integers(20, 70, n), "region": rng.choice(["n", "s", "e"], n),
-                         "cost": rng.normal(3, 1, n)})
-
-
 def test_load_csv_encodes_scales_and_ranks(tmp_path):
     frame = _frame()
     path = _csv(tmp_path, frame)
@@ -333,12 +322,6 @@ def test_diabetes_has_readable_names_and_a_sensitivity_ranking():
 # ----------------------------------------------------------------------------------------------
 # load_csv never guesses silently
 # ----------------------------------------------------------------------------------------------
-def _write(tmp_path, text, name="data.csv"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def test_a_typo_in_a_numeric_column_is_an_error_naming_column_line_and_value(tmp_path):
     path = _write(tmp_path, "weight,age,y\n2.818,30,1\n12.5kg,40,2\n3.1,50,3\n1.0,60,4\n")
     with pytest.raises(ValueError, match=r"column 'weight' should hold numbers but line 3 of "
@@ -489,141 +472,3 @@ def test_scale_to_box_refuses_what_it_cannot_place():
     frame = pd.DataFrame(X, columns=["income", "age"])
     with pytest.raises(ValueError, match="feature 'age' has lower 3 and upper 2"):
         scale_to_box(frame, [0, 3], [1, 2])
-
-
-# ----------------------------------------------------------------------------------------------
-# What a file is, where its table starts, and the messages that lead somewhere (issue 32)
-# ----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("head", "kind"), [
-    (b"PK\x03\x04garbage\x00", r"a zip archive \(an Excel \.xlsx"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1rest", r"an old Excel workbook \(\.xls\)"),
-    (b"%PDF-1.7\n", "a PDF document"),
-    (b"\x1f\x8b\x08\x00", "a gzip-compressed file"),
-    (b"PAR1\x15\x04", "a Parquet file"),
-    (b"a,b,y\n1,2\x00,3\n", r"binary data \(a NUL byte at byte 9\)"),
-])
-def test_a_file_that_is_not_csv_text_is_named_for_what_it_is(tmp_path, head, kind):
-    """An .xlsx was read as text: "target 'V14' is not a column ... columns are
-    ['PK\\x03\\x04garbage']", without a word that only CSV is read."""
-    path = tmp_path / "table.xlsx"
-    path.write_bytes(head + b"\n1,2,3\n")
-    with pytest.raises(ValueError, match=rf"^table\.xlsx is not a CSV file: it is {kind}.*"
-                                         "ldpviz reads CSV text only: .*save it as CSV UTF-8"):
-        load_csv(path, "V14")
-    path.write_bytes("a,b,y\n1,2,3\n".encode("utf-16"))
-    with pytest.raises(ValueError, match=r"^table\.xlsx is UTF-16 text; save it as CSV UTF-8"):
-        load_csv(path, "y")
-
-
-def _same_table(a, b):
-    np.testing.assert_array_equal(a.X, b.X)
-    np.testing.assert_array_equal(a.y, b.y)
-    assert a.feature_names == b.feature_names
-
-
-@pytest.mark.parametrize("sep", [",", ";", "\t"])
-def test_blank_lines_and_excel_separator_line_are_honoured(tmp_path, sep):
-    """Two blank lines before the header gave "columns are []"; Excel's 'sep=,' first line
-    became the only column name."""
-    frame = _frame()
-    text = frame.to_csv(index=False, sep=sep)
-    plain = load_csv(_write(tmp_path, text, "plain.csv"), "cost", y_range=(-5, 15))
-    for variant in ("\n\n" + text, f"sep={sep}\n" + text, f"sep={sep}\n\n  \n" + text,
-                    f'"sep={sep}"\r\n' + text.replace("\n", "\r\n")):
-        _same_table(load_csv(_write(tmp_path, variant, "v.csv"), "cost", y_range=(-5, 15)),
-                    plain)
-    # the header is line 4 here, so the typo on the fourth data row is on line 8
-    rows = text.splitlines()
-    rows[4] = rows[4].replace(rows[4].split(sep)[0], "12.5kg", 1)
-    typo = _write(tmp_path, f"sep={sep}\n\n\n" + "\n".join(rows) + "\n", "typo.csv")
-    with pytest.raises(ValueError, match=r"column 'income' should hold numbers but line 8 of "
-                                         "typo.csv holds text, e.g. '12.5kg'"):
-        load_csv(typo, "cost", y_range=(-5, 15))
-    with pytest.raises(ValueError, match=r"^sep='\|', but the first line of v\.csv declares "
-                                         + re.escape(repr(f"sep={sep}"))
-                                         + r" \(Excel's separator line\)"):
-        load_csv(_write(tmp_path, f"sep={sep}\n" + text, "v.csv"), "cost", sep="|")
-
-
-def test_row_lines_count_blank_lines_and_quoted_line_breaks(tmp_path):
-    path = _write(tmp_path, 'a,note,y\n1,x,1\n\n2,"two\nlines",2\n3,z,3\n4x,w,4\n')
-    with pytest.raises(ValueError, match=r"column 'a' should hold numbers but line 7 of "
-                                         r"data\.csv holds text, e.g\. '4x'"):
-        load_csv(path, "y", y_range=(0, 5))
-
-
-@pytest.mark.parametrize(("sep", "error", "match"), [
-    (",,", ValueError, r"^sep must be one character such as ',', ';' or '\\t'.*got ',,'"),
-    ("", ValueError, r"^sep must be one character"),
-    ('"', ValueError, r"not a quote or a line break"),
-    (1, TypeError, r"^sep must be one character such as ',' or ';', or None .* got 1\."),
-])
-def test_the_separator_is_one_character(tmp_path, sep, error, match):
-    """sep=',,' ended in a TypeError from pandas that named no argument."""
-    with pytest.raises(error, match=match):
-        load_csv(_csv(tmp_path, _frame()), "cost", sep=sep)
-
-
-def test_a_decimal_comma_needs_another_separator(tmp_path):
-    with pytest.raises(ValueError, match=r"^sep and decimal are both ','.*pass sep=';'"):
-        load_csv(_csv(tmp_path, _frame()), "cost", sep=",", decimal=",")
-
-
-def test_an_empty_column_is_named_with_advice_that_leads_somewhere(tmp_path):
-    """An all-missing column's advice (--drop-missing) led to "fewer than 2 complete rows"."""
-    path = _csv(tmp_path, _frame().assign(notes=np.nan))
-    for missing in ("error", "drop"):
-        with pytest.raises(ValueError, match=r"^data\.csv: column 'notes' has no value in any "
-                                             r"of the 40 rows; leave it out with "
-                                             r"drop=\['notes'\] \(--drop notes on the command "
-                                             r"line\)\.$"):
-            load_csv(path, "cost", missing=missing, y_range=(-5, 15))
-    assert load_csv(path, "cost", drop=["notes"], y_range=(-5, 15)).X.shape == (40, 4)
-    mostly = _frame().assign(notes=[1.0] + [np.nan] * 39)
-    path = _csv(tmp_path, mostly)
-    for missing in ("error", "drop"):
-        with pytest.raises(ValueError, match=r"(?i)dropping the 39 rows holding them would leave 1 "
-                                             r"of 40, fewer than the 2 needed: the columns "
-                                             r"missing most are 'notes' \(39\); leave it out"):
-            load_csv(path, "cost", missing=missing, y_range=(-5, 15))
-    with pytest.raises(ValueError, match=r"^target 'cost' of data\.csv has no value in any"):
-        load_csv(_csv(tmp_path, _frame().assign(cost=np.nan)), "cost", y_range=(-5, 15))
-    with pytest.raises(ValueError, match=r"^data\.csv has 1 data row below its header; at "
-                                         "least 2 are needed"):
-        load_csv(_write(tmp_path, "a,y\n1,2\n"), "y", y_range=(0, 3))
-
-
-def test_column_lists_and_ranges_of_the_wrong_kind_are_named(tmp_path):
-    path = _csv(tmp_path, _frame())
-    for name, value in (("drop", 3), ("categorical_columns", 3), ("private", 3.5)):
-        with pytest.raises(TypeError, match=rf"^{name} must be a column name or a list of "
-                                            "column names, got"):
-            load_csv(path, "cost", y_range=(-5, 15), **{name: value})
-    with pytest.raises(TypeError, match=r"^drop must list column names \(strings\), but entry 0 "
-                                        "is None"):
-        load_csv(path, "cost", y_range=(-5, 15), drop=[None])  # named "no column None" before
-    for y_range in (("0", "10"), (True, 5), (0, 2**1100), "ab"):
-        with pytest.raises(ValueError, match=r"^y_range must be"):
-            load_csv(path, "cost", y_range=y_range)
-    for bad in (None, 3, b"data.csv"):
-        with pytest.raises(TypeError, match=r"^path must be the path of a CSV file"):
-            load_csv(bad, "cost")
-    with pytest.raises(ValueError, match=r"^target 'Cost' is not a column of data\.csv; "
-                                         r"columns are \['income', .* \(did you mean 'cost'\?\)"):
-        load_csv(path, "Cost")
-
-
-def test_one_hot_names_that_collide_are_refused_by_name(tmp_path):
-    frame = _frame().assign(region_n=1.0)  # one-hot of region would add region_n again
-    with pytest.raises(ValueError, match=r"^the one-hot encoding of 'region' and column "
-                                         r"'region_n' would both be named 'region_n'"):
-        load_csv(_csv(tmp_path, frame), "cost", categorical="onehot", y_range=(-5, 15))
-
-
-def test_a_column_of_dates_is_named_not_counted_in_seconds(tmp_path):
-    days = [f"2020-{m:02d}-{d:02d}" for m in (1, 2) for d in range(1, 21)]
-    frame = _frame().assign(visit=days)
-    with pytest.raises(ValueError, match=r"^column 'visit' holds dates or times \(e\.g\. "
-                                         r"'2020-01-01'\), which are not read as numbers.*"
-                                         r"drop=\['visit'\]"):
-        load_csv(_csv(tmp_path, frame), "cost", y_range=(-5, 15))

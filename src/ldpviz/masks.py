@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._array_kinds import refuse_non_numbers
 from ._config import check_rows
 from ._rng import as_generator
 from ._validation import as_real_array, check_int, check_mask, check_real
@@ -64,7 +65,12 @@ def validate_mask(W, n=None, d=None, name="W"):
     ValueError
         If W is not 2-D, is empty, has the wrong shape, contains NaN or anything but 0/1.
     """
-    arr = np.asarray(W)
+    refuse_non_numbers(W, name, "mask")  # what np.asarray would hide (a mask, dates)
+    try:
+        arr = np.asarray(W)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a 2-D (n_users, n_features) 0/1 array of one shape; "
+                         f"numpy could not read it: {exc}") from None
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D (n_users, n_features) 0/1 array, "
                          f"got {arr.ndim}-D with shape {arr.shape}.")
