@@ -122,6 +122,10 @@ _USER_BLOCK = 1 << 19
 # Bytes per tree node while the public tree grows: two per-node box arrays in Python lists, their
 # stacked copies and the node's split fields.
 _NODE_BYTES = 400
+# A CART level costs a few times a max-edge level per (user, tree axis): it sorts the users'
+# 256 bins on every axis (benchmarks/bench_inputs.py, AdHistOfTree on 300 users x 2,000
+# features: 21.6 s against 6.5 s).
+_CART_LEVEL_COST = 4
 # Beyond 2^_LOG2_CAP everything exceeds any budget: sizes are compared in log2 up to there.
 _LOG2_CAP = 200
 
@@ -186,7 +190,8 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     # each user also walks the tree: at most min(depth, leaves) levels
     entries = (n_report * (touched + min(depth, leaves))
                + chunks * cells * (1 + m) * n_patterns
-               + growths * (depth if n_tree_axes else 0) * (m + 2) * n_tree * n_tree_axes)
+               + growths * (depth if n_tree_axes else 0) * (m + 2) * n_tree * n_tree_axes
+               * (_CART_LEVEL_COST if rule == "cart" else 1))
     nodes = 2 * leaves - 1
     # Per cell: the report sums, their moments and the estimate's per-level arrays, about
     # 250 + 330 m bytes (measured with tracemalloc: 16,384 to 1,048,576 cells, 1 to 20 label
