@@ -97,7 +97,7 @@ def test_objective_vs_side_refuses_a_q_max_beyond_the_budget():
     with pytest.raises(ValueError,
                        match=r"q_max=1000000000.0 would need .* use q_max <= 1.67e\+06"):
         plots.plot_objective_vs_side(W, 100, 1.0, q_max=1e9)
-    with pytest.raises(ValueError, match=r"q_max must be in \(0.05, inf\]"):
+    with pytest.raises(ValueError, match=r"q_max must be in \(0.05, inf\)"):
         plots.plot_objective_vs_side(W, 100, 1.0, q_max=0)
     with pytest.raises(ValueError, match=r"s_values must be in \[0, 3\]"):
         plots.plot_objective_vs_side(W, 100, 1.0, s_values=[4])

@@ -26,8 +26,6 @@ import numbers
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ._validation import shown
-
 __all__ = ["config_context", "get_config", "set_config"]  # the public part
 
 #: Defaults for a 2-core, 8 GB laptop (see the module docstring).
@@ -233,6 +231,8 @@ def _exceeded(plan, config, n_report):
 
 def _shown(value):
     """An integer as itself, or as its number of digits when too long to read."""
+    from ._validation import shown  # here, not at the top: `import ldpviz` stays light
+
     return shown(value) if isinstance(value, int) else value
 
 
