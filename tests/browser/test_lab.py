@@ -27,7 +27,9 @@ from conftest import course_layout, free_port
 pytestmark = pytest.mark.browser
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-RUN_TIMEOUT_MS = 120_000  # every notebook runs in under two minutes
+# A notebook runs in about two minutes at most on a busy two-core machine (the plan in 00 states
+# each run time); the wait allows well beyond that, so only a hang fails here.
+RUN_TIMEOUT_MS = 360_000
 
 KERNEL_READY = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
