@@ -448,3 +448,27 @@ def test_many_class_sums_are_the_one_hot_sums_without_the_one_hot_matrix(noise):
     assert model.cell_sums_.shape == (model.n_cells_, 100_000)
     np.testing.assert_array_equal(predicted, np.arange(100_000)[
         np.argmax(model.cell_sums_[model._grid_.cell_index(X)], axis=1)])
+
+
+def test_a_long_class_list_is_refused_before_it_is_sorted_naming_classes(monkeypatch):
+    """3 million classes took 26 s to be refused ("lower t", though t=1 did not fit either):
+    the labels were encoded (the list sorted) first."""
+    from ldpviz import classification
+
+    X, y = make_paper_regression(300, random_state=0)
+    labels = (y > 1).astype(int)
+    many = list(range(3_000_000))
+    monkeypatch.setattr(classification, "_encode_labels", lambda *a: pytest.fail("sorted"))
+    with pytest.raises(ValueError, match=r"^HistClassifier on d=5 features and 3,000,000 "
+                                         r"classes with t=2 would need .*; use at most "
+                                         r"1,398,100 classes, or raise"):
+        HistClassifier(classes=many).fit(X, labels)
+    with pytest.raises(ValueError, match=r"and 3,000,000 classes would need .*use at most "
+                                         r"22,868 classes"):
+        HistOfTreeClassifier(s=2, classes=many).fit(X, labels)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=r"use at most 55,923 classes or noise='aggregate' "
+                                         r"\(the same distribution\)"):
+        HistClassifier(classes=list(range(100_000)), noise="per-user").fit(X, labels)
+    with pytest.raises(ValueError, match=r"features with t=40 would need .* use t <= 16"):
+        HistClassifier(t=40, classes=[0, 1]).fit(X, labels)

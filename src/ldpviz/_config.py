@@ -239,7 +239,7 @@ def _shown(value):
 def describe_excess(key, size, limit):
     """'3,000 cells, more than the budget max_cells = 1,024' for an exceeded budget key."""
     what = {"max_cells": "cells", "max_bytes": "bytes of working memory",
-            "max_report_entries": "per-user report entries (cell reports and tree growth)"}[key]
+            "max_report_entries": "per-user report entries"}[key]
     shown = f"{size:,}" if size < 1 << _LOG2_CAP else f"more than 2^{_LOG2_CAP}"
     if key == "max_report_entries":
         key = "max_report_entries (or max_report_entries_per_user x users)"
@@ -403,18 +403,33 @@ def check_mask_tables(owner, n, d):
                      advice=f"use at most {fits:,} features (leave out those no model needs)")
 
 
-def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False):
+def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False, classes=None):
     """Refuse a cubic grid of ``t^d`` cells (Hist, HistClassifier) beyond the budget.
 
     With ``per_user`` every user's noise vector over all cells is drawn (``n x t^d x (m + 1)``
-    report entries); otherwise only per-cell sums are drawn.
+    report entries); otherwise only per-cell sums are drawn. ``classes`` (the classifier's
+    number of classes, ``n_outputs`` label columns) adds fewer classes to the advice.
     """
-    def sizes(t, n):
+    def sizes(t, n, m=n_outputs, per_user=per_user):
         cells = _pow(t, d)
         draws = n * cells if per_user else n + cells
         return {"max_cells": cells,
-                "max_bytes": 8 * cells * (4 + 3 * n_outputs)
-                + (16 * _CHUNK_ENTRIES if per_user else 0),
-                "max_report_entries": draws * (n_outputs + 1)}
+                "max_bytes": 8 * cells * (4 + 3 * m) + (16 * _CHUNK_ENTRIES if per_user else 0),
+                "max_report_entries": draws * (m + 1)}
 
-    check_sizes(f"{owner} on d={d} features", {"t": t, "n": n}, sizes, ("t",), n_report="n")
+    many = classes is not None and classes > 2
+    owner = f"{owner} on d={d} features" + (f" and {classes:,} classes" if many else "")
+    if not classes or within_budget(sizes(t, n), n):
+        check_sizes(owner, {"t": t, "n": n}, sizes, ("t",), n_report="n")
+        return
+    # the classes, not the grid, are the likely cause: say what else fits
+    fits_t = _largest_fitting(lambda v: within_budget(sizes(v, n), n), t)
+    fits_m = _largest_fitting(lambda m: within_budget(sizes(t, n, m), n), n_outputs)
+    # K classes take K label columns, 2 classes one (signs): one column fitting is 2 classes
+    fewer = fits_m if fits_m >= 3 else 2 if fits_m >= 1 and classes > 2 else 0
+    options = ([f"at most {fewer:,} classes"] if fewer else []) \
+        + ([f"t <= {fits_t}"] if fits_t >= 2 else [])
+    if per_user and within_budget(sizes(t, n, per_user=False), n):
+        options.append("noise='aggregate' (the same distribution)")
+    check_budget(owner, "t", t, sizes(t, n), n_report=n,
+                 advice="use " + " or ".join(options) if options else "use fewer classes")

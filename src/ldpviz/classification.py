@@ -157,13 +157,19 @@ class _PrivateClassifier(ClassifierMixin, SemiFeatureEstimator):
         tags.classifier_tags.poor_score = True
         return tags
 
-    def _prepare_classification_fit(self, X, y, W, needs_mask):
+    def _prepare_classification_fit(self, X, y, W, needs_mask, check_size=None):
+        """Checked (X, codes, W, rng). ``check_size(shape, W, K)``, called with the number of
+        public classes before the labels are read, refuses a fit the budget cannot hold
+        before a long class list is sorted (3 million classes took 26 s to be refused)."""
         check_epsilon(self.epsilon)
         columns = getattr(X, "columns", None)
         X = check_X(self, X, reset=True)
-        self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
         if needs_mask or W is not None:
             W = self._resolve_mask(X.shape, W, columns)
+        listed = isinstance(self.classes, (list, tuple, np.ndarray)) and np.ndim(self.classes) == 1
+        if check_size is not None and listed and len(self.classes) >= 2:
+            check_size(X.shape, W, len(self.classes))
+        self.classes_, codes = _encode_labels(y, X.shape[0], self.classes)
         shares, _ = self._budget_shares(X.shape[1])
         check_simulable(self.epsilon, shares, split=self._split_name())
         return X, codes, W, as_generator(self.random_state)
@@ -282,7 +288,9 @@ class HistOfTreeClassifier(_PrivateClassifier, HistOfTreeProtocol):
         self._check_protocol_params()
         t = check_int(self.t, "t", 1, MAX_COUNT)
         depth = check_int(self.depth, "depth", 0, MAX_DEPTH)
-        X, codes, W, rng = self._prepare_classification_fit(X, y, W, needs_mask=True)
+        X, codes, W, rng = self._prepare_classification_fit(
+            X, y, W, needs_mask=True, check_size=lambda shape, W, K: self._check_budget(
+                W, self._choose_s(W), t, depth, n_outputs=K))
         s = self._choose_s(W)
         self._check_budget(W, s, t, depth, n_outputs=len(self.classes_))
         self._run_protocol(X, codes, W, rng, s, t, depth)
@@ -428,11 +436,13 @@ class HistClassifier(_PrivateClassifier):
         self.noise = noise
         self.random_state = random_state
 
-    def _grid(self, n, d):
+    def _grid(self, n, d, K=None):
+        """The grid, its size checked for ``K`` classes (default: ``classes_``)."""
         t = check_int(self.t, "t", 1, MAX_COUNT)
         check_choice(self.noise, "noise", HIST_NOISE)
-        m = 1 if len(self.classes_) == 2 else len(self.classes_)
-        check_grid_budget("HistClassifier", n, t, d, m, per_user=self.noise == "per-user")
+        K = len(self.classes_) if K is None else K
+        check_grid_budget("HistClassifier", n, t, d, 1 if K == 2 else K,
+                          per_user=self.noise == "per-user", classes=K)
         return Histogram(tuple(range(d)), t)
 
     def _messages(self, codes):
@@ -451,7 +461,8 @@ class HistClassifier(_PrivateClassifier):
         y : (n,) labels, each in ``classes``.
         W : ignored (everything is private); checked if given.
         """
-        X, codes, _, rng = self._prepare_classification_fit(X, y, W, needs_mask=False)
+        X, codes, _, rng = self._prepare_classification_fit(
+            X, y, W, needs_mask=False, check_size=lambda shape, W, K: self._grid(*shape, K))
         grid = self._grid(*X.shape)
         self.n_cells_ = grid.n_cells
         eps = check_epsilon(self.epsilon)
