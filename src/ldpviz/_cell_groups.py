@@ -9,12 +9,14 @@ an (n, n_cells) matrix.
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from ._index import as_index, bincount, repeat
 from .partition import _mixed_radix
 
 # Users of a group reported as dense (users x cells) blocks when the group has at least this
@@ -50,7 +52,7 @@ class CellGroups(NamedTuple):
 def _number(key, n_keys):
     """Dense numbers 0..G-1 for the keys that occur (in key order) and one user per number."""
     if n_keys <= max(4 * len(key), 1 << 16):
-        present = np.flatnonzero(np.bincount(key, minlength=1))
+        present = np.flatnonzero(bincount(key, minlength=1))
         number = np.zeros(max(n_keys, 1), dtype=np.int64)
         number[present] = np.arange(len(present))
         group = number[key]
@@ -85,9 +87,9 @@ def cell_groups(partition, X, W):
         rep[group] = np.arange(n)
     kT_g = kT[tree_group[rep]]
     size = t ** hidden[rep].sum(axis=1) * kT_g  # |H_g| |T_g|
-    offset = np.concatenate([[0], np.cumsum(size)])
+    offset = np.concatenate([[0], np.cumsum(size, dtype=np.int64)])  # > 2^31 possible
     # Every group's cells in rank order: histogram rank major, leaf rank minor (as GRR decodes).
-    owner = np.repeat(np.arange(len(rep)), size)
+    owner = repeat(np.arange(len(rep)), size)
     h_rank, l_rank = np.divmod(np.arange(offset[-1]) - offset[owner], kT_g[owner])
     who = rep[owner]
     cells = (hist.nth_of_bins(bins[who], hidden[who], h_rank) * n_leaves
@@ -107,11 +109,11 @@ def bincount_rows(index, weights, length, users=None):
     Per-user weights are kept as rows (one contiguous array per label column): gathering a
     subset of users then copies q contiguous runs, not n scattered rows.
     """
-    index = np.asarray(index, dtype=np.intp)  # once, not once per row
+    index = as_index(index)  # once, not once per row
     out = np.empty((length, len(weights)))
     for j, row in enumerate(weights):
-        out[:, j] = np.bincount(index, weights=row if users is None else row[users],
-                                minlength=length)
+        out[:, j] = bincount(index, weights=row if users is None else row[users],
+                             minlength=length)
     return out
 
 
@@ -123,7 +125,7 @@ def group_sums(groups, weights, rows=None):
 
 def spread_to_cells(groups, per_group, n_cells):
     """``sum_g 1{j in V_g} per_group[g]`` for every cell j, shape (n_cells, q)."""
-    owner = np.repeat(np.arange(len(groups.size)), groups.size)
+    owner = repeat(np.arange(len(groups.size)), groups.size)
     return bincount_rows(groups.cells, per_group.T, n_cells, users=owner)
 
 
@@ -176,7 +178,7 @@ def _bernoulli_float32_law(q, shape, rng):
     """
     Q = int(np.ceil(q * 2.0**24))
     top, low = Q >> 16, Q & 0xFFFF
-    size = int(np.prod(shape))
+    size = math.prod(shape)  # a Python int: np.prod is int32 on wasm32
     high = np.frombuffer(rng.bytes(size), dtype=np.uint8)
     bits = high < top
     tie = np.flatnonzero(high == top)
@@ -207,7 +209,7 @@ def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
     order = np.argsort(group.astype(np.uint16) if len(groups.size) <= 1 << 16 else group,
                        kind="stable")
     rows, group = rows[order], group[order]
-    counts = np.bincount(group, minlength=len(groups.size))
+    counts = bincount(group, minlength=len(groups.size))
     starts = np.concatenate([[0], np.cumsum(counts)])
     big = np.flatnonzero(counts >= _DENSE_GROUP)
     # One BLAS thread: a block's product is too small to share, and a second thread waiting
@@ -224,7 +226,7 @@ def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
                 out[cells] += _exact_product(bits, weights[:, users])
     small = rows[counts[group] < _DENSE_GROUP]
     size = groups.size[groups.group[small]]
-    ends = np.cumsum(size)
+    ends = np.cumsum(size, dtype=np.int64)  # n |V_i| passes 2^31 at millions of users
     lo = 0
     while lo < len(small):  # flat entries of the small groups, max_entries at a time
         hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - size[lo] + max_entries, "right")))
@@ -233,7 +235,7 @@ def rr_bit_sums(groups, weights, q, rng, n_cells, max_entries, rows):
         bits = rng.random(int(k.sum()), dtype=np.float32) < q
         bits[first + groups.true_rank[users]] ^= True
         set_bits = np.flatnonzero(bits)
-        owner = np.repeat(np.arange(len(users)), k)[set_bits]
+        owner = repeat(np.arange(len(users)), k)[set_bits]
         user = users[owner]
         cell = groups.cells[groups.offset[groups.group[user]] + set_bits - first[owner]]
         out += bincount_rows(cell, weights, n_cells, users=user)

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ._index import bincount
+
 # A tree's grid (below) is used while it has at most this many cells, and for potential leaves
 # while cells x leaves stays below the second bound; beyond, points descend the tree.
 GRID_CELLS = 1 << 18
@@ -36,7 +38,7 @@ def hiding_patterns(hidden):
     for j in range(hidden.shape[1]):
         code |= hidden[:, j].astype(np.int64) << j
     # A count per possible code is fastest for few axes; beyond, it would be 2^k entries.
-    present = (np.flatnonzero(np.bincount(code, minlength=1)) if hidden.shape[1] <= 16
+    present = (np.flatnonzero(bincount(code, minlength=1)) if hidden.shape[1] <= 16
                else np.unique(code))
     if len(present) == 1:
         return [(int(present[0]), None)]
@@ -138,7 +140,7 @@ class TreeGrid:
                     cell = cell * self.sizes[j] + (coordinates[j] if rows is None
                                                    else coordinates[j, rows])
                     n_cells *= self.sizes[j]
-            present = np.flatnonzero(np.bincount(cell, minlength=n_cells))
+            present = np.flatnonzero(bincount(cell, minlength=n_cells))
             number = np.zeros(n_cells, dtype=np.int64)
             number[present] = offset + np.arange(len(present))
             group[slice(None) if rows is None else rows] = number[cell]

@@ -16,6 +16,8 @@ from functools import cache
 
 import numpy as np
 
+from ._index import bincount
+
 CART_BINS = 256  # candidate split points of the CART rule: the grid k / 256 of the public box
 # Gains closer than this (relative to the mean square label at the node) are ties, which go to
 # the lowest feature index whatever the order in which the sums were rounded.
@@ -60,9 +62,9 @@ class Sums:
         out = np.zeros((size, len(self.columns) + 1))
         for b in _blocks(len(self.columns[0])):
             key = key_of(b)
-            out[:, 0] += np.bincount(key, minlength=size)[:size]
+            out[:, 0] += bincount(key, minlength=size)[:size]
             for j, col in enumerate(self.columns, start=1):
-                out[:, j] += np.bincount(key, weights=col[b], minlength=size)[:size]
+                out[:, j] += bincount(key, weights=col[b], minlength=size)[:size]
         return out
 
 
@@ -529,8 +531,8 @@ class Growth:
         # Round-1 leaf means: users whose every split coordinate on their path is published.
         at_leaf = active & (feature[node_of] < 0)
         leaf_of_user = leaf_id[node_of[at_leaf]]
-        leaf_count = np.bincount(leaf_of_user, minlength=n_leaves).astype(float)
-        leaf_sum = np.stack([np.bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
+        leaf_count = bincount(leaf_of_user, minlength=n_leaves).astype(float)
+        leaf_sum = np.stack([bincount(leaf_of_user, weights=col[at_leaf], minlength=n_leaves)
                              for col in self.y2.T], axis=-1)
         leaf_mean = np.where(leaf_count[:, None] > 0,
                              leaf_sum / np.maximum(leaf_count, 1)[:, None], np.nan)

@@ -86,6 +86,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._config import check_mask_tables
+from ._index import bincount
 from ._validation import (
     check_choice,
     check_int,
@@ -148,7 +149,7 @@ def _user_types(W, ranking, s):
     for rank, j in enumerate(ranking):
         hidden = W[:, j].view(np.uint8) if code.dtype == np.uint8 else W[:, j]
         code += hidden * code.dtype.type(d + 1 if rank < s else 1)
-    counts = np.bincount(code, minlength=(d + 1) ** 2)
+    counts = bincount(code, minlength=(d + 1) ** 2)
     present = np.flatnonzero(counts)
     return present // (d + 1), present % (d + 1), counts[present] / n
 

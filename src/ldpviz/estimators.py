@@ -7,6 +7,7 @@ import numpy as np
 from . import adaptive_rule
 from ._base import SemiFeatureEstimator, SemiFeatureRegressor
 from ._config import check_partition_budget
+from ._index import bincount
 from ._validation import MAX_COUNT, MAX_DEPTH, check_choice, check_int, check_rho
 from .cell_estimates import (
     CELL_ESTIMATES,
@@ -151,7 +152,7 @@ class HistOfTreeProtocol(SemiFeatureEstimator):
         if fixed_cell.all():
             fixed = sums.denominator  # everyone reports exactly: V~ = 1
         elif fixed_cell.any():  # their published coordinates give their cell
-            fixed = np.bincount(part.cell_index(X[fixed_cell]), minlength=self.n_cells_)
+            fixed = bincount(part.cell_index(X[fixed_cell]), minlength=self.n_cells_)
         else:
             fixed = np.zeros(self.n_cells_)
         # The other fallback keeps no node below the root: 0, or the global mean (the root).

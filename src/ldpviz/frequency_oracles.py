@@ -49,6 +49,7 @@ import numpy as np
 
 from . import _olh_hash
 from ._config import check_budget, check_rows, get_config, report_entries_allowed
+from ._index import bincount
 from ._oracle_theory import (
     MAX_K,
     ORACLES,
@@ -163,7 +164,8 @@ def grr_reports(values, k, epsilon, rng=None):
 
     Returns
     -------
-    (n,) int64: the true value with probability ``p* = e^eps / (e^eps + k - 1)``, otherwise
+    (n,) intp (numpy's index type, so ``np.bincount`` takes it on every platform): the true
+    value with probability ``p* = e^eps / (e^eps + k - 1)``, otherwise
     one of the other k - 1 values, each with ``q* = 1 / (e^eps + k - 1)``: epsilon-LDP since
     ``p* / q* = e^eps``. Drawn in blocks of users: :func:`estimate_frequencies` with the same
     generator state draws exactly these reports.
@@ -172,7 +174,7 @@ def grr_reports(values, k, epsilon, rng=None):
     values = _check_values(values, k)
     eps = _check_budgets(epsilon, len(values))
     rng = as_generator(rng, "rng")
-    out = np.empty(len(values), dtype=np.int64)
+    out = np.empty(len(values), dtype=np.intp)  # k <= MAX_K fits in int32
     for s in _blocks(len(values), max(_USER_BLOCK, k)):
         out[s] = _grr_draw(values[s], k, _at(eps, s), rng)
     return out
@@ -200,7 +202,7 @@ def estimate_grr(reports, k, epsilon, share=False):
     reports = _check_codes(reports, k, "reports", f"GRR reports over k={k} values")
     eps = _check_budgets(epsilon, len(reports))
     weights = None if np.ndim(eps) == 0 else 1 / _constants("grr", k, eps)[2]
-    supports = np.bincount(reports, weights=weights, minlength=k)
+    supports = bincount(reports, weights=weights, minlength=k)
     return _finish("grr", supports, len(reports), k, eps, check_bool(share, "share"))
 
 
@@ -319,19 +321,19 @@ def _unary_column_sums(values, k, eps, oracle, rng):
     """
     if np.ndim(eps) == 0:
         p, q, _ = _constants(oracle, k, eps)
-        held = np.bincount(values, minlength=k)
+        held = bincount(values, minlength=k)
         return rng.binomial(held, p) + rng.binomial(len(values) - held, q)
     levels, group = np.unique(eps, return_inverse=True)
     order = np.argsort(group, kind="stable")
-    edges = np.r_[0, np.cumsum(np.bincount(group, minlength=len(levels)))]
+    edges = np.r_[0, np.cumsum(bincount(group, minlength=len(levels)))]
     p, q, gap = _constants(oracle, k, levels)
     supports = np.zeros(k)
     chunk = max(1, _ENTRY_BLOCK // k)
     for lo in range(0, len(levels), chunk):
         hi = min(lo + chunk, len(levels))
         users = order[edges[lo]:edges[hi]]
-        held = np.bincount((group[users] - lo) * k + values[users],
-                           minlength=(hi - lo) * k).reshape(hi - lo, k)
+        held = bincount((group[users] - lo) * k + values[users],
+                        minlength=(hi - lo) * k).reshape(hi - lo, k)
         size = np.diff(edges[lo:hi + 1])[:, None]
         sums = rng.binomial(held, p[lo:hi, None]) + rng.binomial(size - held, q[lo:hi, None])
         supports += (sums / gap[lo:hi, None]).sum(axis=0)
@@ -525,5 +527,5 @@ def estimate_frequencies(values, k, epsilon, oracle, rng=None, share=False):
     else:
         for s in _blocks(n, max(_USER_BLOCK, k)):
             reports = _grr_draw(values[s], k, _at(eps, s), rng)
-            supports += np.bincount(reports, None if gap is None else 1 / gap[s], minlength=k)
+            supports += bincount(reports, None if gap is None else 1 / gap[s], minlength=k)
     return _finish(oracle, supports, n, k, eps, share)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ._array_kinds import refuse_non_numbers
 from ._config import check_rows
+from ._index import bincount
 from ._rng import as_generator
 from ._validation import as_real_array, check_int, check_mask, check_real
 
@@ -387,6 +388,6 @@ def summarize_mask(W):
         {"count": counts, "share": counts / n, "rank": rank},
         index=pd.RangeIndex(d, name="feature"),
     )
-    per_user = np.bincount(W.sum(axis=1), minlength=d + 1) / n
+    per_user = bincount(W.sum(axis=1), minlength=d + 1) / n
     users = pd.Series(per_user, index=pd.RangeIndex(d + 1, name="k"), name="share")
     return MaskSummary(features, users)

@@ -13,6 +13,7 @@ do not deploy these samplers to protect real people.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +25,7 @@ from ._config import (
     get_config,
     report_entries_allowed,
 )
+from ._index import index_dtype
 from ._validation import check_choice, check_epsilon, check_rho
 
 MECHANISMS = ("grr", "rr", "auto")
@@ -155,7 +157,7 @@ def binary_rr(bits, epsilon, rng):
 def _check_per_user_output(owner, shape, bytes_per_entry, oracle_call):
     """Refuse, before allocating, a per-user (n, k) result beyond the ``max_bytes`` budget,
     naming its size and the frequency API that returns the k frequencies in O(n + k)."""
-    n, k = (shape[0], int(np.prod(shape[1:]))) if len(shape) else (1, 1)
+    n, k = (shape[0], math.prod(shape[1:])) if len(shape) else (1, 1)
     size = bytes_per_entry * n * k
     limit = get_config()["max_bytes"]
     if size > limit:
@@ -242,7 +244,8 @@ def grr(values, k, epsilon, rng):
     if np.ndim(epsilon):
         epsilon = np.broadcast_to(epsilon, shape).reshape(-1)
     keep = _grr_keep(k, epsilon, rng)  # all uniforms first, then the other values
-    out = np.empty(len(values), dtype=np.int64)
+    # numpy's index type where the values fit (np.bincount takes it on wasm32 too)
+    out = np.empty(len(values), dtype=index_dtype(k.max() if len(k) else 0))
     for lo in range(0, len(values), _DRAW_BLOCK):  # blocks: small work arrays at any n
         b = slice(lo, lo + _DRAW_BLOCK)
         other = rng.integers(0, np.maximum(k[b] - 1, 1))

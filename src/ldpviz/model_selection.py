@@ -61,6 +61,7 @@ from sklearn.base import clone
 
 from ._base import SemiFeatureRegressor
 from ._config import check_budget, get_config
+from ._index import bincount
 from ._rng import as_generator
 from ._validation import (
     check_2d_finite,
@@ -264,12 +265,12 @@ def release_log_density(released, losses, epsilon, loss_bound, split="users", ca
 def select_candidate(reports):
     """The candidate with the smallest mean released loss (post-processing of ``reports``)."""
     k = reports.n_candidates
-    count = np.bincount(reports.candidate, minlength=k)
-    total = np.bincount(reports.candidate, weights=reports.value, minlength=k)
+    count = bincount(reports.candidate, minlength=k)
+    total = bincount(reports.candidate, weights=reports.value, minlength=k)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / count
-        square = np.bincount(reports.candidate, weights=(reports.value - mean[reports.candidate])
-                             ** 2, minlength=k)
+        square = bincount(reports.candidate, weights=(reports.value - mean[reports.candidate])
+                          ** 2, minlength=k)
         std_error = np.sqrt(square / (count - 1) / count)
     std_error[count < 2] = np.nan
     if np.any(count == 0):
@@ -439,7 +440,7 @@ class PrivateModelSelection(SemiFeatureRegressor):
         training = self.group_ >= 0
         budgets = np.array([float(c.get_params()["epsilon"]) for c in candidates])
         spent[training] = budgets[self.group_[training]]
-        per_user = np.bincount(self.reports_.user, minlength=len(validation))
+        per_user = bincount(self.reports_.user, minlength=len(validation))
         spent[validation] += per_user * self.reports_.epsilon
         return spent
 

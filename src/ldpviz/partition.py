@@ -28,6 +28,7 @@ from ._tree_growth import CART_BINS, TREE_MEMO, TreeMemo, grow, reuse_trees
 __all__ = ["CART_BINS", "RULES", "Histogram", "Partition", "PublicTree", "TreeMemo",
            "build_partition", "grow_tree", "reuse_trees"]
 from ._config import check_budget, get_config
+from ._index import bincount
 from ._validation import check_choice, check_int
 
 RULES = ("max-edge", "cart")
@@ -56,7 +57,7 @@ def _columns(weights):
 def _group_sums(group, n_groups, weights):
     """(n_groups, m) column sums of ``weights`` (n, m) per group."""
     weights = _columns(weights)
-    return np.stack([np.bincount(group, weights=col, minlength=n_groups)
+    return np.stack([bincount(group, weights=col, minlength=n_groups)
                      for col in weights.T], axis=-1)
 
 
@@ -515,8 +516,8 @@ class Partition:
         Returns ``(means, counts)``.
         """
         cell = self.cell_index(X)
-        counts = np.bincount(cell, minlength=self.n_cells).astype(float)
-        sums = np.bincount(cell, weights=y, minlength=self.n_cells)
+        counts = bincount(cell, minlength=self.n_cells).astype(float)
+        sums = bincount(cell, weights=y, minlength=self.n_cells)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan), counts
 

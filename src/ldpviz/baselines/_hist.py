@@ -9,6 +9,7 @@ import numpy as np
 
 from .._base import SemiFeatureRegressor
 from .._config import check_budget, check_grid_budget, get_config
+from .._index import bincount
 from .._validation import (
     MAX_COUNT,
     check_choice,
@@ -199,9 +200,9 @@ def _grid_sums(cell, values, n_cells, value_scales, count_scale, noise, rng):
     ``(numerator (n_cells, m), denominator (n_cells,) or None)``.
     """
     n, m = values.shape
-    numerator = np.stack([np.bincount(cell, weights=values[:, c], minlength=n_cells)
+    numerator = np.stack([bincount(cell, weights=values[:, c], minlength=n_cells)
                           for c in range(m)], axis=1)
-    denominator = (np.bincount(cell, minlength=n_cells).astype(float)
+    denominator = (bincount(cell, minlength=n_cells).astype(float)
                    if count_scale is not None else None)
     if noise == "aggregate":
         for c in range(m):

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._base import SemiFeatureRegressor
 from .._config import check_partition_budget
+from .._index import bincount
 from .._validation import (
     MAX_COUNT,
     MAX_DEPTH,
@@ -200,8 +201,8 @@ class LPDT(SemiFeatureRegressor):
         num, den = sums[0], sums[1]
         y_public = np.clip(y[public], -M, M)
         leaf = self.partition_.cell_index(X[public])
-        counts = np.bincount(leaf, minlength=self.n_cells_).astype(float)
-        totals = np.bincount(leaf, weights=y_public, minlength=self.n_cells_)
+        counts = bincount(leaf, minlength=self.n_cells_).astype(float)
+        totals = bincount(leaf, weights=y_public, minlength=self.n_cells_)
         if self.public_in_estimate and self.n_public_:
             num, den = num + totals, den + counts
         self.cell_numerator_, self.cell_denominator_ = num, den

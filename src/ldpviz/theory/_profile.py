@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import check_mask_tables
+from .._index import bincount
 from .._validation import check_int
 from ..masks import protection_ranking, validate_mask
 from ._checks import (
@@ -82,7 +83,7 @@ def mask_profile(W):
     tails = np.zeros((n, d + 1), dtype=np.int64)
     tails[:, :d] = np.cumsum(ranked[:, ::-1], axis=1)[:, ::-1]
     flat = np.arange(d + 1)[None, :] * (d + 1) + tails
-    counts = np.bincount(flat.ravel(), minlength=(d + 1) ** 2).reshape(d + 1, d + 1)
+    counts = bincount(flat.ravel(), minlength=(d + 1) ** 2).reshape(d + 1, d + 1)
     return MaskProfile(n_users=n, d=d, ranking=ranking, tail_counts=counts)
 
 

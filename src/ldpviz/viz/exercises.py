@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._index import bincount
 from ..mechanisms import grr_probabilities
 
 #: People simulated per setting: the observed probabilities are then within about 0.5
@@ -203,9 +204,9 @@ def check_grr(randomize, estimate, seed=0):
         if not found:
             notes.append(f"k = {k}, epsilon = {epsilon:g}: the true value is reported "
                          f"{p:.1%} of the time, each other value {q:.1%}.")
-        shares = np.bincount(reports, minlength=k) / N_PEOPLE
+        shares = bincount(reports, minlength=k) / N_PEOPLE
         reference = (shares - q) / (p - q)
-        true_shares = np.bincount(values, minlength=k) / N_PEOPLE
+        true_shares = bincount(values, minlength=k) / N_PEOPLE
         problems += _estimate_problems(estimate, (reports.copy(), k, epsilon), reference,
                                        shares, true_shares, epsilon, notes)
         if problems:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._index import bincount
 from .._rng import as_generator
 from .._validation import check_epsilon, check_int, check_real
 from ..mechanisms import grr_probabilities, privatize_labels
@@ -248,7 +249,7 @@ def compare_oracles(k, epsilon, n=100_000, seed=0):
     rng = as_generator(seed)
     weights = 1.0 / np.arange(1, k + 1)
     values = rng.choice(k, size=n, p=weights / weights.sum())
-    truth = np.bincount(values, minlength=k) / n
+    truth = bincount(values, minlength=k) / n
     messages = {"grr": "one value", "sue": f"{k} bits", "oue": f"{k} bits",
                 "olh": "a hash seed and one bucket"}
     rows = []

@@ -9,6 +9,7 @@ features private (the aligned case), unless a mask is given.
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache, wraps
 from typing import NamedTuple
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from .. import bcdp, theory
 from .._config import check_sizes
+from .._index import bincount
 from .._validation import (
     as_float_array,
     check_int,
@@ -411,7 +413,7 @@ def lambda_view(gamma=1.0, s=1, depth=4, n=10_000, epsilon=4.0, d=D):
         "p_star": p_star, "lambda_star": lam_star,
         "lambda_at_depth": float(profile.log2_delta(s, depth) / depth) if depth > 0 else 0.0,
         "exponent": float(theory.upper_rate_exponent(d, s, lam_star)),
-        "share_protecting": np.bincount(W.sum(axis=1), minlength=d + 1) / n,
+        "share_protecting": bincount(W.sum(axis=1), minlength=d + 1) / n,
     })
 
 
@@ -510,7 +512,7 @@ COMPARISON_GRIDS = {
     "LabelDT": {"max_depth": (1, 3, 5), "min_samples_leaf": (100,)},
     "DT": {"max_depth": (6,), "min_samples_leaf": (100,)},
 }
-N_COMPARISON_SETTINGS = sum(int(np.prod([len(v) for v in g.values()])) for g in
+N_COMPARISON_SETTINGS = sum(math.prod(len(v) for v in g.values()) for g in
                         COMPARISON_GRIDS.values())
 LABEL_LDP_NOTE = ("Label LDP twice: HistOfTree with every feature public (s = 0) and the "
                   "paper's LabelDT; CART on noisy labels makes end-cut splits, so LabelDT "
