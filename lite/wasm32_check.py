@@ -17,11 +17,11 @@ import json
 import sys
 
 # The core subset: mechanisms and frequency oracles (with their exact privacy ratios),
-# partitions, the cell sums and estimates, every estimator's fit and predict, masks.
+# partitions, the cell sums, every estimator's fit and predict; the statistical checks marked
+# slow (millions of users) stay on 64-bit machines.
 SUBSET = ["tests/test_mechanisms.py", "tests/test_frequency_oracles.py", "tests/test_partition.py",
-          "tests/test_cell_sums.py", "tests/test_cell_estimates.py", "tests/test_estimators.py",
-          "tests/test_baselines.py", "tests/test_classification.py", "tests/test_adaptive.py",
-          "tests/test_masks.py", "tests/test_model_selection.py"]
+          "tests/test_cell_sums.py", "tests/test_estimators.py", "tests/test_baselines.py",
+          "tests/test_classification.py", "tests/test_adaptive.py"]
 TOLERANCE = 1e-12
 
 
@@ -152,7 +152,8 @@ def main(argv):
     if argv[:1] == ["tests"]:
         import pytest
 
-        return int(pytest.main(["-q", "-p", "no:cacheprovider", *argv[1:], *SUBSET]))
+        return int(pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not slow", *argv[1:],
+                                *SUBSET]))
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -95,18 +95,40 @@ def _calls(tree, attr):
 
 
 def test_no_platform_int_size_arithmetic_in_the_library():
-    """np.prod of a shape is int32 on wasm32 and wraps around (70,000 x 70,000 gives
-    605,032,704 there): sizes are Python ints (math.prod). Array methods .take/.repeat/.put
-    with int64 arguments fail on wasm32 and cannot be emulated above, so the library calls
-    the np.* functions instead."""
+    """np.bincount refuses int64 on wasm32: the library calls ldpviz._index.bincount, which
+    casts once (the emulation above sees only the paths it runs). np.prod of a shape is int32
+    on wasm32 and wraps around (70,000 x 70,000 gives 605,032,704 there): sizes are Python
+    ints (math.prod). Array methods .take/.repeat/.put with int64 arguments fail on wasm32
+    and cannot be emulated above, so the library calls the np.* functions instead."""
     offenders = []
     for path in sorted((ROOT / "src" / "ldpviz").rglob("*.py")):
         tree = ast.parse(path.read_text())
         for node in _calls(tree, "prod"):
             if isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} np.prod (math.prod)")
+        if path.name != "_index.py":
+            for node in _calls(tree, "bincount"):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} np.bincount "
+                                 "(ldpviz._index.bincount)")
         for attr in ("take", "repeat", "put", "choose"):
             for node in _calls(tree, attr):
                 if not (isinstance(node.func.value, ast.Name) and node.func.value.id == "np"):
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} .{attr}(...)")
     assert offenders == []
+
+
+def test_in_the_browser_parallel_jobs_and_downloads_are_refused_with_a_message(monkeypatch,
+                                                                             tmp_path):
+    """Pyodide runs one job at a time and has no sockets: the package says so, naming what
+    to do, instead of a traceback from joblib or urllib."""
+    import ldpviz.datasets
+    from ldpviz.datasets import load_uci
+    from ldpviz.reproduce.runtime import check_n_jobs
+
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setattr(ldpviz.datasets, "_download", lambda *a: pytest.fail("downloaded"))
+    assert check_n_jobs(1) == 1 and check_n_jobs(None) is None and check_n_jobs(-1) == -1
+    with pytest.raises(ValueError, match=r"n_jobs=2: .*browser.*one job at a time"):
+        check_n_jobs(2)
+    with pytest.raises(OSError, match=r"cannot be downloaded .*browser.*Upload"):
+        load_uci("abalone", data_home=tmp_path)

@@ -209,8 +209,8 @@ def halves_per_axis(sums, pos, F, state):
         c = len(rows)
         key = ((np.arange(c)[:, None] * (F + 1) + pos[None, :]) * 3 + rows).ravel()
         size = c * (F + 1) * 3  # node F: users who stopped, dropped below
-        table = np.stack([np.bincount(key, minlength=size).astype(float)]
-                         + [np.bincount(key, weights=np.tile(col, c), minlength=size)
+        table = np.stack([bincount(key, minlength=size).astype(float)]
+                         + [bincount(key, weights=np.tile(col, c), minlength=size)
                             for col in sums.columns], axis=-1)
         out[chunk] = table.reshape(c, F + 1, 3, -1)[:, :F]
     return out[:, :, 1:]
@@ -239,8 +239,8 @@ def cart_cuts_sparse(sums, pos, F, state, min_child):
         new = np.r_[True, (axis[1:] != axis[:-1]) | (cell[1:] != cell[:-1])]
         triple = np.cumsum(new) - 1
         U = int(triple[-1]) + 1
-        stats = np.stack([np.bincount(triple, minlength=U).astype(float)]
-                         + [np.bincount(triple, weights=col[user], minlength=U)
+        stats = np.stack([bincount(triple, minlength=U).astype(float)]
+                         + [bincount(triple, weights=col[user], minlength=U)
                             for col in sums.columns], axis=-1)
         axis, cell = axis[new], cell[new]
         pair = np.r_[True, (axis[1:] != axis[:-1]) | (cell[1:] // CART_BINS
@@ -289,7 +289,7 @@ def _running_sums(stats, start, size):
     U = len(stats)
     rank = np.arange(U) - np.repeat(start, size)
     order = np.argsort(rank.astype(np.uint16), kind="stable")  # ranks < 2^16: a radix sort
-    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    bounds = np.r_[0, np.cumsum(bincount(rank))]
     columns = [np.array(stats[:, j]) for j in range(stats.shape[1])]
     for r in range(1, len(bounds) - 1):
         at = order[bounds[r]:bounds[r + 1]]

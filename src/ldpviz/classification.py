@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import type_of_target
 from ._array_kinds import refuse_non_numbers
 from ._base import SemiFeatureEstimator, check_X
 from ._config import check_budget, check_grid_budget, get_config
+from ._index import bincount
 from ._rng import as_generator
 from ._validation import (
     MAX_COUNT,
@@ -361,7 +362,7 @@ def _class_sums(cell, codes, K, n_cells, scale, noise, rng):
     it (100,000 classes took 48 s and n x K x 8 bytes)."""
     n = len(cell)
     key = cell.astype(np.int64) * K + codes.astype(np.int64)
-    sums = np.bincount(key, minlength=n_cells * K).reshape(n_cells, K).astype(float)
+    sums = bincount(key, minlength=n_cells * K).reshape(n_cells, K).astype(float)
     if n == 0 or scale == 0.0:
         return sums
     if noise == "aggregate":  # per class, the Gamma difference of _laplace_sum, in order

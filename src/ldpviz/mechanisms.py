@@ -25,7 +25,7 @@ from ._config import (
     get_config,
     report_entries_allowed,
 )
-from ._index import index_dtype
+from ._index import as_index, index_dtype
 from ._validation import check_choice, check_epsilon, check_rho
 
 MECHANISMS = ("grr", "rr", "auto")
@@ -371,7 +371,7 @@ def cell_reports(partition, X, W, epsilon, mechanism, rng):
     groups = cell_groups(partition, X, W)
     if mechanism == "grr":
         k = groups.user_size
-        reported = _grr_cells(groups, *_grr_draws(k, epsilon, rng))
+        reported = as_index(_grr_cells(groups, *_grr_draws(k, epsilon, rng)))
         _, p_other, c, _ = _grr_constants(epsilon, k)
         onehot = reported[:, None] == np.arange(n_cells)[None, :]
         debiased = np.where(potential, c[:, None] * (onehot - p_other[:, None]), 0.0)

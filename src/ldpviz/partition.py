@@ -28,7 +28,7 @@ from ._tree_growth import CART_BINS, TREE_MEMO, TreeMemo, grow, reuse_trees
 __all__ = ["CART_BINS", "RULES", "Histogram", "Partition", "PublicTree", "TreeMemo",
            "build_partition", "grow_tree", "reuse_trees"]
 from ._config import check_budget, get_config
-from ._index import bincount
+from ._index import as_index, bincount
 from ._validation import check_choice, check_int
 
 RULES = ("max-edge", "cart")
@@ -96,7 +96,7 @@ class Histogram:
         cell = np.zeros(len(X), dtype=np.int64)
         for axis in self.axes:
             cell = cell * self.t + np.clip((X[:, axis] * self.t).astype(np.int64), 0, self.t - 1)
-        return cell
+        return as_index(cell)  # np.bincount takes it on wasm32 too
 
     def potential(self, X, W):
         """(n, n_cells) bool: histogram cells consistent with each user's published coordinates.
@@ -258,9 +258,8 @@ class PublicTree:
     def apply(self, X):
         """Leaf number of each point (uses every coordinate: this runs on the user's side)."""
         grid = self._grid
-        if grid is None:
-            return self._descend(X)
-        return grid.leaf[grid.cell(X)]
+        leaf = self._descend(X) if grid is None else grid.leaf[grid.cell(X)]
+        return as_index(leaf)  # numpy's index type: np.bincount takes it on wasm32 too
 
     def _descend(self, X):
         """Leaf of each point by walking down the tree, one level per step."""
@@ -439,7 +438,7 @@ class Partition:
     def cell_index(self, X):
         """Cell id of each point in [0, 1]^d."""
         h, leaf = self.cell_parts(X)
-        return h * self.n_leaves + leaf
+        return as_index(h * self.n_leaves + leaf)  # np.bincount takes it on wasm32 too
 
     def potential(self, X, W):
         """Potential cells V_i in factored form: V_i = H_i x T_i (Section 3.3).

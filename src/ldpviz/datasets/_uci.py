@@ -145,6 +145,11 @@ def _data_home(data_home):
 
 def _fetch(spec, home):
     """Download ``spec`` into ``home`` (the cache); return the path of the data file."""
+    if sys.platform == "emscripten":  # Pyodide (JupyterLite): no sockets, no download
+        raise OSError(
+            f"The {spec.name} dataset cannot be downloaded from Python in the browser "
+            f"(JupyterLite). Upload {spec.files[0]} with the file browser's upload button and "
+            "pass data_home='.', or run this notebook in JupyterLab or on Binder.")
     errors, created = [], not home.exists()
     for url, member in spec.sources:
         target = home / (member or spec.files[0])

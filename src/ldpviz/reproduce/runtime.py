@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import joblib
 from joblib.parallel import LokyBackend, MultiprocessingBackend, ThreadingBackend
 
@@ -22,6 +24,10 @@ def check_n_jobs(n_jobs, name="n_jobs"):
         raise ValueError(f"{name} must not be 0: use 1 (no parallelism) or -1 (every core).")
     backend = joblib.parallel.get_active_backend()[0]
     cores = joblib.cpu_count()
+    if sys.platform == "emscripten" and n_jobs not in (1, -1):  # JupyterLite's Pyodide
+        raise ValueError(f"{name}={n_jobs}: Python in the browser (JupyterLite) runs one job at "
+                         f"a time; use {name}=1, or run this in JupyterLab or on Binder for "
+                         "parallel jobs.")
     if isinstance(backend, _LOCAL_BACKENDS) and not -cores <= n_jobs <= cores:
         raise ValueError(f"{name}={n_jobs} asks for more workers than this machine's {cores} "
                          f"cores; use {name} <= {cores} (or -1 for every core)."
