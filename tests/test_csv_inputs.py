@@ -149,3 +149,21 @@ def test_a_column_of_dates_is_named_not_counted_in_seconds(tmp_path):
                                          r"'2020-01-01'\), which are not read as numbers.*"
                                          r"drop=\['visit'\]"):
         load_csv(_csv(tmp_path, frame), "cost", y_range=(-5, 15))
+
+
+@pytest.mark.parametrize("y_range", [None, (0, 10)])
+def test_a_constant_target_is_named_before_anything_is_fitted(tmp_path, y_range):
+    """A constant label gave "--y-range must be finite with lo < hi, got (3.0, 3.0)" when no
+    --y-range was given, and with one "ParDT, inf x the error of the non-private tree"
+    (issue 32); a label that varies on one row only loads."""
+    frame = _frame().assign(cost=3.0)
+    with pytest.raises(ValueError, match=r"^data\.csv: target 'cost' is constant \(3 in all "
+                                         r"40 rows\): there is nothing to predict.*choose a "
+                                         "target column whose values vary"):
+        load_csv(_csv(tmp_path, frame), "cost", y_range=y_range)
+    frame.loc[5, "income"] = np.nan
+    with pytest.raises(ValueError, match=r"constant \(3 in all 39 rows kept\)"):
+        load_csv(_csv(tmp_path, frame), "cost", y_range=y_range, missing="drop")
+    frame.loc[7, "cost"] = 4.0
+    assert np.ptp(load_csv(_csv(tmp_path, frame), "cost", y_range=y_range,
+                           missing="drop").y) == 1

@@ -217,6 +217,12 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
                              lines)
     keep = ~bad_rows
     y = numbers[target][keep]
+    if len(y) and np.all(y == y[0]):  # every ratio to the tree (error 0) would be inf or NaN
+        kept = " kept" if n_dropped else ""
+        raise ValueError(f"{path.name}: target {target!r} is constant ({y[0]:g} in all "
+                         f"{len(y):,} rows{kept}): there is nothing to predict, and no error "
+                         "can be compared with the non-private tree's (0); choose a target "
+                         "column whose values vary.")
     features, encoded = _features(frame[keep].reset_index(drop=True), numbers, keep, target,
                                   categorical, max_categories)
     bunch = _finish(path, features, y, target, encoded, private, y_range, categorical,
