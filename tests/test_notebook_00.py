@@ -1,8 +1,8 @@
-"""Notebook 00's plan and tables follow from the notebooks, and notebooks 00-03 show no test code.
+"""Notebook 00's plan and tables follow from the notebooks.
 
 The lecture plan states how long each row takes; ``ldpviz.viz.course_plan`` derives it from the
 notebooks' length at one pace, and these tests recompute every row, the notebooks table and
-the **Time.** lines of notebooks 01-03, so a notebook that grows makes the plan fail here
+the **Time.** lines of notebooks 01-08, so a notebook that grows makes the plan fail here
 instead of silently overrunning a lecture.
 """
 
@@ -122,25 +122,3 @@ def test_start_here_points_to_the_fundamentals_and_the_readme_lists_them():
     readme = (ROOT / "README.md").read_text()
     for path in sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")):
         assert f"| `{path.stem}` |" in readme, path.stem
-
-
-@pytest.mark.parametrize("prefix", ["00", "01", "02", "03"])
-def test_no_test_code_in_the_notebook(prefix):
-    """What a student sees in any front-end holds no assert and no check cell."""
-    cells = json.loads(notebook_path(prefix).read_text())["cells"]
-    for index, cell in enumerate(cells):
-        source = "".join(cell["source"])
-        assert not re.search(r"^\s*assert\b", source, re.MULTILINE), (prefix, index)
-        assert "check" not in cell["metadata"].get("tags", ()), (prefix, index)
-        if cell["cell_type"] == "markdown":  # nor in the answers' code blocks
-            for block in re.findall(r"```python\n(.*?)```", source, re.DOTALL):
-                assert not re.search(r"^\s*assert\b", block, re.MULTILINE), (prefix, index)
-
-
-@pytest.mark.parametrize("prefix", ["00", "01", "02", "03"])
-def test_code_lines_fit_a_cell_at_1024_px(prefix):
-    cells = json.loads(notebook_path(prefix).read_text())["cells"]
-    for index, cell in enumerate(cells):
-        if cell["cell_type"] == "code":
-            for line in "".join(cell["source"]).splitlines():
-                assert len(line) <= 88, (prefix, index, line)

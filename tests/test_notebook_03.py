@@ -84,6 +84,21 @@ def test_sparse_cells_explode_with_eq9_not_with_the_stable_estimate(ns):
     assert np.median(stable.cell_std_error_) > 0.25 * 3 * np.sin(1)  # SE ~ range of f*
 
 
+def test_the_noisier_the_cell_the_further_eq9_strays(ns):
+    # section 8's figure: eq (9)'s distance to eq (3) grows with the cell's standard error,
+    # the stable estimate's does not
+    paper, stable, reference = ns["paper"], ns["stable"], ns["deep_cells"]["mean"].to_numpy()
+    se = stable.cell_std_error_
+    third = np.digitize(se, np.quantile(se, [1 / 3, 2 / 3]))
+
+    def rms(fit):
+        dev = fit.cell_values_ - reference
+        return [np.sqrt(np.mean(dev[third == k] ** 2)) for k in range(3)]
+
+    assert rms(paper)[2] > 1.3 * rms(paper)[0]  # the noisiest third strays furthest
+    assert max(rms(stable)) < 0.5 * min(rms(paper))  # the stable estimate stays close
+
+
 def test_the_explorer_questions(ns):
     depths, var_f = ns["depths"], ns["f_test"].var()
     paper, stable = depths["MSE, eq (9) as printed"], depths["MSE, stable estimate"]

@@ -4,7 +4,6 @@ notebook itself shows no test code."""
 
 import numpy as np
 import pytest
-from _front_end import front_end_problems
 from _notebooks import notebook_namespace
 
 from ldpviz import masks, theory
@@ -18,10 +17,6 @@ STABLE = "stable estimate, ρ = 'auto'"
 @pytest.fixture(scope="module")
 def ns():
     return notebook_namespace("04")
-
-
-def test_the_notebook_shows_no_test_code():
-    assert front_end_problems("04") == []
 
 
 def test_section_1_who_protects_what(ns):

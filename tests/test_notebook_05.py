@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-from _front_end import front_end_problems
 from _notebooks import notebook_namespace
 
 from ldpviz import theory
@@ -28,10 +27,6 @@ BEST_CANDIDATE = "(the best LDP candidate, by true error)"
 @pytest.fixture(scope="module")
 def ns():
     return notebook_namespace("05")
-
-
-def test_the_notebook_shows_no_test_code():
-    assert front_end_problems("05") == []
 
 
 def test_section_1_slopes(ns):

@@ -4,7 +4,6 @@ that the notebook itself shows no test code."""
 
 import numpy as np
 import pytest
-from _front_end import front_end_problems
 from _notebooks import notebook_namespace
 
 from ldpviz import bcdp
@@ -15,10 +14,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def ns():
     return notebook_namespace("08")
-
-
-def test_the_notebook_shows_no_test_code():
-    assert front_end_problems("08") == []
 
 
 def test_section_1_the_public_bit_overtakes_the_release_from_r_one_half(ns):

@@ -348,7 +348,7 @@ def plot_potential_cells(partition, x, w, names=("$x_1$", "$x_2$"), title=None):
     return fig
 
 
-def plot_cell_noise(fits, reference, std_error, title=None):
+def plot_cell_noise(fits, reference, std_error, title=None, reference_name="reference"):
     """Each cell's value minus a reference value, against the cell's standard error.
 
     Shows why eq (9) explodes in sparse cells and what a variance-aware estimate does there.
@@ -363,6 +363,8 @@ def plot_cell_noise(fits, reference, std_error, title=None):
     std_error : array of shape (n_cells,)
         Each cell's standard error (``cell_std_error_`` of the stable fit).
     title : str or None
+    reference_name : str
+        What the reference is, for the vertical axis (e.g. ``"eq (3)"``).
 
     Returns
     -------
@@ -378,7 +380,8 @@ def plot_cell_noise(fits, reference, std_error, title=None):
                        marker=markers[i % len(markers)], color=COLORS[(i + 1) % len(COLORS)],
                        alpha=1 if i == 0 else 0.6)
         ax.axhline(0, color="0.5", lw=0.8)
-        ax.set(xlabel="standard error of the cell's ratio (9)", ylabel="cell value − reference",
+        ax.set(xlabel="standard error of the cell's ratio (9)",
+               ylabel=f"cell value − {reference_name}",
                title=title)
         ax.legend(frameon=False, loc="lower left")
     return fig
