@@ -61,9 +61,14 @@ unit: $(STAMP)  ## unit, statistical and (if /usr/bin/chromium exists) browser t
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=120 notebooks/
 
+# voila.json (Voila reads it from this folder) keeps app kernels pre-heated and shuts down the
+# kernels of closed pages (README, "Run it as an app"); extra options pass through, e.g.
+# make app APP_ARGS="--port 9000"
+APP_ARGS ?=
 app: $(STAMP)  ## serve the dashboard as an app (Voila) on localhost
 	@$(BIN)/jupyter trust notebooks/app.ipynb > /dev/null  # ours: Voila warned it is not trusted
-	$(BIN)/voila notebooks/app.ipynb --template=ldpviz --Voila.ip=127.0.0.1
+	@echo "Starting the app on http://127.0.0.1:8866 (Ctrl-C stops it)."
+	$(BIN)/voila notebooks/app.ipynb --Voila.ip=127.0.0.1 $(HEADLESS_FLAG) $(APP_ARGS)
 
 screenshots: $(STAMP)  ## regenerate docs/images: app tabs at 1366 px, the app at 1024 px, static figures (needs /usr/bin/chromium)
 	LDPVIZ_SCREENSHOT_DIR=$(CURDIR)/docs/images $(BIN)/python -m pytest -q -s -k every_tab \
