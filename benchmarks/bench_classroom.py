@@ -60,9 +60,9 @@ def main():
     argv = [str(BIN / "voila"), "notebooks/app.ipynb", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1"]
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
+    url = f"http://127.0.0.1:{port}/"
     with tempfile.TemporaryDirectory() as tmp, busy_cores(args.busy), \
-            _server(argv, f"http://127.0.0.1:{port}/{PROBE}", Path(tmp) / "voila.log",
-                    env=env) as url:
+            _server(argv, url + PROBE, Path(tmp) / "voila.log", env=env):
         pid = server_pid(port)
         settle(pid, POOL)
         with ServerWatch(pid) as watch:

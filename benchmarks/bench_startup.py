@@ -82,8 +82,8 @@ def app_first_plots(browser, repeats, workdir, preheat=True):
         argv.append("--VoilaConfiguration.preheat_kernel=False")
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
     times = []
-    with _server(argv, f"http://127.0.0.1:{port}/{PROBE}", workdir / f"voila-{port}.log",
-                 env=env) as url:
+    url = f"http://127.0.0.1:{port}/"
+    with _server(argv, url + PROBE, workdir / f"voila-{port}.log", env=env):
         pid = server_pid(port)
         for _ in range(repeats):
             settle(pid, POOL if preheat else 0)
