@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 try:  # the browser tests' servers and probes (they skip without Chromium or Playwright)
-    from conftest import BIN, CHROMIUM, CHROMIUM_ARGS, _free_port, _server, lab_server
+    from conftest import BIN, CHROMIUM, CHROMIUM_ARGS, _server, free_port, lab_server
     from playwright.sync_api import sync_playwright
     from test_lab import DONE, KERNEL_READY, RUN_ALL
 except BaseException as exc:  # pytest's Skipped is not an Exception
@@ -153,7 +153,7 @@ def _report(env, name, times, unchanged, lag, changes, redraws):
 
 
 def _voila(browser, drags, workdir):
-    port = _free_port()
+    port = free_port()
     argv = [str(BIN / "voila"), "notebooks/app.ipynb", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1", "--template=ldpviz"]
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}

@@ -31,9 +31,17 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 try:  # the browser tests' server helpers (they skip without Chromium or Playwright)
-    from _classroom import PROBE, ServerWatch, classroom, kernels, server_pid, settle
+    from _classroom import (
+        PROBE,
+        ServerWatch,
+        classroom,
+        kernels,
+        server_pid,
+        settle,
+        wait_for_kernels,
+    )
     from bench_startup import busy_cores
-    from conftest import BIN, _free_port, _server
+    from conftest import BIN, _server, free_port
 except BaseException as exc:  # pytest's Skipped is not an Exception
     print(f"bench_classroom: skipped ({exc})")
     sys.exit(0)
@@ -56,7 +64,7 @@ def main():
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"bench_classroom: {args.students} students within {args.within:.0f} s, "
           f"{os.cpu_count()} cores, {args.busy} kept busy, load average {load}", flush=True)
-    port = _free_port()
+    port = free_port()
     argv = [str(BIN / "voila"), "notebooks/app.ipynb", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1"]
     env = {"JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
@@ -71,12 +79,7 @@ def main():
             start = time.monotonic()
             students = asyncio.run(classroom(url, args.students, args.within, timeout=1200))
             left = time.monotonic()
-            gone = None
-            while time.monotonic() - left < 300:
-                if len(kernels(pid)) <= POOL:
-                    gone = time.monotonic() - left
-                    break
-                time.sleep(0.5)
+            gone = wait_for_kernels(pid, POOL, timeout=300)
         failed = [s for s in students if s.error]
         done = [s for s in students if not s.error]
         print(f"class of {len(students)}: {len(done)} drew and redrew, {len(failed)} failed; "

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 try:  # the browser tests' servers and probes (they skip without Chromium or Playwright)
     from _browser import DRAWN_PLOTS
     from _classroom import PROBE, server_pid, settle
-    from conftest import BIN, CHROMIUM, CHROMIUM_ARGS, _free_port, _server, lab_server
+    from conftest import BIN, CHROMIUM, CHROMIUM_ARGS, _server, free_port, lab_server
     from playwright.sync_api import sync_playwright
     from test_lab import DONE, KERNEL_READY
 except BaseException as exc:  # pytest's Skipped is not an Exception
@@ -75,7 +75,7 @@ def _summary(times):
 
 def app_first_plots(browser, repeats, workdir, preheat=True):
     """Seconds from the app's request to its first drawn figure, one fresh window each."""
-    port = _free_port()
+    port = free_port()
     argv = [str(BIN / "voila"), "notebooks/app.ipynb", "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1"]
     if not preheat:

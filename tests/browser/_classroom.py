@@ -111,6 +111,19 @@ def kernels(pid):
     return [p for p in process_tree(pid) if _is_kernel(p)]
 
 
+def kernel_ids(pid):
+    """The ids of the kernels of the server ``pid`` (from their connection files' names)."""
+    found = set()
+    for kernel in kernels(pid):
+        try:
+            with open(f"/proc/{kernel}/cmdline", "rb") as handle:
+                argv = handle.read().decode(errors="replace")
+        except OSError:
+            continue
+        found.update(re.findall(r"kernel-([0-9a-f-]{36})\.json", argv))
+    return found
+
+
 def _cpu_seconds(pid):
     try:
         with open(f"/proc/{pid}/stat") as handle:
@@ -336,11 +349,16 @@ async def classroom(url, students=20, within=60.0, leave=("close", "drop"), stay
     return class_
 
 
-def wait_for_kernels(pid, at_most, timeout):
-    """Seconds until the server ``pid`` has at most ``at_most`` kernels (None: timed out)."""
+def wait_until(condition, timeout, interval=0.5):
+    """Seconds until ``condition()`` is true (None: not within ``timeout`` seconds)."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:
-        if len(kernels(pid)) <= at_most:
+        if condition():
             return time.monotonic() - start
-        time.sleep(0.5)
+        time.sleep(interval)
     return None
+
+
+def wait_for_kernels(pid, at_most, timeout):
+    """Seconds until the server ``pid`` has at most ``at_most`` kernels (None: timed out)."""
+    return wait_until(lambda: len(kernels(pid)) <= at_most, timeout)
