@@ -151,6 +151,24 @@ def test_a_column_of_dates_is_named_not_counted_in_seconds(tmp_path):
         load_csv(_csv(tmp_path, frame), "cost", y_range=(-5, 15))
 
 
+@pytest.mark.parametrize(("values", "kind", "unit"), [
+    ([f"2020-01-{d:02d}" for d in range(1, 31)] * 2, "dates or times", "days since a date"),
+    ([f"{h} days 0{h % 10}:30:00" for h in range(60)], "durations", "hours"),
+    ([f"PT{m}M" for m in range(60)], "durations", "hours"),
+])
+def test_a_target_or_column_of_dates_or_durations_is_named_as_such(tmp_path, values, kind, unit):
+    """A target of dates was "not numeric ... ldpviz does regression" and a column of pandas'
+    durations ('1 days 02:00:00') "not numeric and has 60 distinct values" (issue 32: date
+    and duration labels and features)."""
+    frame = _frame(60)
+    words = rf"holds {kind} \(e\.g\. '{re.escape(values[0])}'\), which are not read as numbers.*" \
+        rf"a unit you choose \(e\.g\. {unit}"
+    with pytest.raises(ValueError, match=rf"^target 'cost' {words}"):
+        load_csv(_csv(tmp_path, frame.assign(cost=values)), "cost")
+    with pytest.raises(ValueError, match=rf"^column 'when' {words}.*drop=\['when'\]"):
+        load_csv(_csv(tmp_path, frame.assign(when=values)), "cost", y_range=(-5, 15))
+
+
 @pytest.mark.parametrize("y_range", [None, (0, 10)])
 def test_a_constant_target_is_named_before_anything_is_fitted(tmp_path, y_range):
     """A constant label gave "--y-range must be finite with lo < hi, got (3.0, 3.0)" when no

@@ -180,6 +180,9 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
         parsed, empty, text = parse_column(values, decimal)
         no_number = np.isnan(parsed).all()
         if column == target and text.any():
+            if no_number and (kind := _dates(values[text].str.strip().unique())):
+                raise ValueError(f"{_not_numbers(f'target {target!r}', kind, values[text].iloc[0])}"
+                                 "; ldpviz does regression on numbers.")
             if no_number:
                 raise ValueError(f"target {target!r} is not numeric (e.g. "
                                  f"{values[text].iloc[0]!r}); ldpviz does regression.")
@@ -329,12 +332,9 @@ def _features(text, numbers, keep, target, categorical, max_categories):
         else:
             values = text[column].astype(str).str.strip()
             levels = sorted(values.unique())
-            if len(levels) > max_categories and _dates(levels):
-                raise ValueError(
-                    f"column {column!r} holds dates or times (e.g. {levels[0]!r}), which are "
-                    "not read as numbers (a count of seconds would be a guess at the unit): "
-                    "write them as numbers in a unit you choose (e.g. days since a date you "
-                    f"fix), or {_leave_out([column])}.")
+            if len(levels) > max_categories and (kind := _dates(levels)):
+                raise ValueError(f"{_not_numbers(f'column {column!r}', kind, levels[0])}, or "
+                                 f"{_leave_out([column])}.")
             if len(levels) > max_categories:
                 raise ValueError(
                     f"column {column!r} is not numeric and has {len(levels)} distinct values "
@@ -356,11 +356,26 @@ def _features(text, numbers, keep, target, categorical, max_categories):
 #: Dates and times as text: 2020-01-31, 2020/01/31, 31.01.2020, 1/31/20, 2020-01-31T08:30...
 _DATE = re.compile(r"(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})"
                    r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?Z?|\d{1,2}:\d{2}(:\d{2})?")
+#: Durations as pandas writes them ('1 days 02:00:00') or ISO 8601 ('PT30M', 'P1DT2H').
+_DURATION = re.compile(r"-?\d+ days?( [+-]?\d{1,2}:\d{2}:\d{2}(\.\d+)?)?"
+                       r"|P(?=\d|T\d)(\d+[YMWD])*(T(\d+(\.\d+)?[HMS])+)?")
 
 
 def _dates(levels):
-    """Whether most values of a text column are written as dates or times."""
-    return sum(bool(_DATE.fullmatch(v)) for v in levels) > 0.9 * len(levels)
+    """'dates or times' or 'durations' when most values of a text column are written as
+    such, else ''."""
+    for kind, pattern in (("dates or times", _DATE), ("durations", _DURATION)):
+        if sum(bool(pattern.fullmatch(v)) for v in levels) > 0.9 * len(levels):
+            return kind
+    return ""
+
+
+def _not_numbers(what, kind, example):
+    """Why dates, times or durations are not read as numbers, and what to write instead."""
+    unit = "days since a date you fix" if kind == "dates or times" else "hours"
+    return (f"{what} holds {kind} (e.g. {example!r}), which are not read as numbers (a count "
+            f"of seconds would be a guess at the unit): write them as numbers in a unit you "
+            f"choose (e.g. {unit})")
 
 
 def _origin(name, column):
