@@ -69,6 +69,27 @@ def test_parameters_of_the_wrong_type_get_value_errors_naming_them():
 
 
 
+_CHOICES = ["rule", "mechanism", "cell_estimate", "fallback", "noise", "missing",
+            "depth_search"]
+
+
+@pytest.mark.parametrize("model", REGRESSORS + CLASSIFIERS, ids=_ids(REGRESSORS + CLASSIFIERS))
+def test_a_choice_given_as_an_array_is_named(model):
+    """rule=np.array(['cart', 'max-edge']) ended in numpy's "The truth value of an array with
+    more than one element is ambiguous", naming nothing."""
+    asked = [p for p in _CHOICES if p in model.get_params()]
+    for param in asked:
+        with pytest.raises(ValueError, match=rf"^{param} must be one of \[.*\], got "
+                                             r"array\(\['cart', 'max-edge'\]"):
+            _fit(clone(model).set_params(**{param: np.array(["cart", "max-edge"])}), X)
+    assert asked or isinstance(model, (KRR, LabelDT, DT))
+
+
+def test_bcdp_weights_given_as_an_array_are_named():
+    with pytest.raises(ValueError, match=r"^weights must be one of \['paper', "):
+        BCDPMean(deltas=1.0, weights=np.array(["paper", "paper"])).fit(2 * X - 1)
+
+
 @pytest.mark.parametrize("value", ["no", "False", None, 2, 0, 1.0, np.int64(1)])
 @pytest.mark.parametrize("model", [m for m in REGRESSORS if "clip" in m.get_params()],
                          ids=_ids([m for m in REGRESSORS if "clip" in m.get_params()]))

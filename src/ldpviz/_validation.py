@@ -141,11 +141,11 @@ def check_bool(value, name):
 def check_choice(value, name, choices):
     """Return ``value`` if it is one of ``choices``."""
     try:
-        ok = value in choices
-    except TypeError:  # an unhashable value asked of a set
+        ok = bool(value in choices)
+    except (TypeError, ValueError):  # unhashable asked of a set; an array compared elementwise
         ok = False
     if not ok:
-        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}.")
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got {shown(value)}.")
     return value
 
 

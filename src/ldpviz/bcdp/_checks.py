@@ -117,7 +117,11 @@ def check_signed_box(X, name="X"):
 
 
 def check_weights(weights, name="weights"):
-    if weights not in BCDP_WEIGHTS:
+    try:
+        known = bool(weights in BCDP_WEIGHTS)
+    except (TypeError, ValueError):  # an array compared elementwise
+        known = False
+    if not known:
         raise ValueError(f"{name} must be one of {list(BCDP_WEIGHTS)}, got {weights!r}.")
     return weights
 
