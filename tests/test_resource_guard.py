@@ -472,3 +472,13 @@ def test_a_long_class_list_is_refused_before_it_is_sorted_naming_classes(monkeyp
         HistClassifier(classes=list(range(100_000)), noise="per-user").fit(X, labels)
     with pytest.raises(ValueError, match=r"features with t=40 would need .* use t <= 16"):
         HistClassifier(t=40, classes=[0, 1]).fit(X, labels)
+
+
+@pytest.mark.parametrize("classes", [[0, 1], [0, 1, 2]])
+def test_a_wide_grid_of_few_classes_is_refused_naming_t_not_classes(classes):
+    """With 2 classes on 400 features the advice was 'use fewer classes' (2 is the fewest)."""
+    X = np.random.default_rng(0).random((200, 400))
+    with pytest.raises(ValueError, match=r"^HistClassifier on d=400 features (and 3 classes )?"
+                                         r"with t=2 would need more than 2\^200 cells.*; use "
+                                         r"t <= 1, or raise"):
+        HistClassifier(classes=classes).fit(X, np.arange(200) % 2)

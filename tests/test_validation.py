@@ -544,3 +544,15 @@ def test_whatif_refuses_arguments_of_the_wrong_kind_by_name(kwargs, error, match
     y = args.pop("y", Y[:60])
     with pytest.raises(error, match=match):
         whatif(X[:60], y, **args)
+
+
+@pytest.mark.parametrize("model", CLASSIFIERS, ids=_ids(CLASSIFIERS))
+def test_labels_outside_the_classes_are_counted_not_all_listed(model):
+    """Continuous labels given to a classifier were all listed: a message of 200 numbers."""
+    with pytest.raises(ValueError, match=r"^y has labels outside classes: 300 values, e\.g\. "
+                                         r"-?\d\.\d+, .*\(classes are \[0, 1\]\)\.$") as info:
+        _fit(clone(model), X, Y)
+    assert len(str(info.value)) < 300
+    with pytest.raises(ValueError, match=r"outside classes: \[77\] \(classes are 50 values from "
+                                         r"0 to 49\)"):
+        _fit(clone(model).set_params(classes=list(range(50))), X, np.r_[LABELS[:-1], 77])

@@ -419,7 +419,7 @@ def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False, classes=None)
 
     many = classes is not None and classes > 2
     owner = f"{owner} on d={d} features" + (f" and {classes:,} classes" if many else "")
-    if not classes or within_budget(sizes(t, n), n):
+    if not many or within_budget(sizes(t, n), n):
         check_sizes(owner, {"t": t, "n": n}, sizes, ("t",), n_report="n")
         return
     # the classes, not the grid, are the likely cause: say what else fits
@@ -428,7 +428,7 @@ def check_grid_budget(owner, n, t, d, n_outputs=1, per_user=False, classes=None)
     # K classes take K label columns, 2 classes one (signs): one column fitting is 2 classes
     fewer = fits_m if fits_m >= 3 else 2 if fits_m >= 1 and classes > 2 else 0
     options = ([f"at most {fewer:,} classes"] if fewer else []) \
-        + ([f"t <= {fits_t}"] if fits_t >= 2 else [])
+        + ([f"t <= {fits_t}"] if fits_t >= 2 or (fits_t == 1 and not fewer) else [])
     if per_user and within_budget(sizes(t, n, per_user=False), n):
         options.append("noise='aggregate' (the same distribution)")
     check_budget(owner, "t", t, sizes(t, n), n_report=n,

@@ -34,6 +34,7 @@ from ._validation import (
     check_int,
     check_label_shape,
     check_simulable,
+    shown,
 )
 from .baselines._common import _CHUNK_ENTRIES, _PRIVATIZE_BYTES, _laplace_noise
 from .baselines._hist import HIST_NOISE, _grid_sums
@@ -105,7 +106,12 @@ def _encode_labels(y, n_samples, classes):
         raise ValueError(f"y and classes hold different label types ({y.dtype} and "
                          f"{classes_.dtype}).") from None
     if np.any(outside):
-        raise ValueError(f"y has labels outside classes: {sorted(set(y[outside].tolist()))!r}.")
+        strays = sorted(set(y[outside].tolist()))
+        listed = repr(strays) if len(strays) <= 5 else \
+            f"{len(strays):,} values, e.g. {', '.join(shown(v) for v in strays[:5])}"
+        known = shown(classes_.tolist()) if len(classes_) <= 10 else \
+            f"{len(classes_):,} values from {shown(classes_[0])} to {shown(classes_[-1])}"
+        raise ValueError(f"y has labels outside classes: {listed} (classes are {known}).")
     # The smallest signed integer type holding every code: one byte per user for K <= 128,
     # which keeps a fit on ten million users within its memory budget.
     return classes_, codes.astype(np.min_scalar_type(-len(classes_)))
