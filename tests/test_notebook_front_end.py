@@ -3,11 +3,11 @@
 JupyterLab collapses a cell whose source is hidden; VS Code, Colab and GitHub show it. So a
 notebook may hold no test code at all: no assert (nor ``np.testing.assert_*``), no cell tagged
 ``check``, no verdict that a visible cell computes by comparing numbers and printing words such
-as "within the noise". The checks of what the prose claims run in ``tests/test_notebook_NN.py``
-on the variables a notebook leaves (``tests/_notebooks.py``), and still fail when a number
-drifts. Every code line fits a cell at 1024 px: ruff enforces 88 characters in code cells
-(``notebooks/ruff.toml``, E501), this test in the code blocks of the answers, which ruff does
-not read.
+as "within the noise", no ``np.allclose`` or ``np.array_equal`` that prints True. The checks of
+what the prose claims run in ``tests/test_notebook_NN.py`` on the variables a notebook leaves
+(``tests/_notebooks.py``), and still fail when a number drifts. Every code line fits a cell at
+1024 px: ruff enforces 88 characters in code cells (``notebooks/ruff.toml``, E501), this test
+in the code blocks of the answers, which ruff does not read.
 
 This test covers every notebook in ``notebooks/``: the course (00-08) and the app.
 """
@@ -29,6 +29,8 @@ _CODE_BLOCK = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _VERDICT = re.compile(r"""(["'])[^"'\n]*(?:within the noise|within noise|beyond the noise|"""
                       r"""beyond two|not significant|is significant|\bpass(?:es|ed)?\b|"""
                       r"""\bfail(?:s|ed)?\b)[^"'\n]*\1""", re.IGNORECASE)
+# A comparison whose only output is True or False is a check, whatever prints it.
+_CHECK_CALL = re.compile(r"\b(?:allclose|array_equal|array_equiv|isclose)\(")
 
 
 def _cells(path):
@@ -48,7 +50,7 @@ def front_end_problems(path):
             problems.append(f"cell {index} asserts")
         if cell["cell_type"] == "code" and "solution" not in tags:
             problems += [f"cell {index} computes a verdict: {m.group(0)}"
-                         for m in _VERDICT.finditer(source)]
+                         for m in [*_VERDICT.finditer(source), *_CHECK_CALL.finditer(source)]]
         if cell["cell_type"] == "markdown":  # ruff reads the code cells
             problems += [f"cell {index}: a code line of {len(line)} characters"
                          for line in code.split("\n") if len(line) > MAX_LINE]
@@ -77,6 +79,7 @@ def test_every_course_notebook_is_covered():
     ("np.testing.assert_allclose(a, b)", "asserts"),
     ('print(f"{gap:.3f} is within the noise")', "verdict"),
     ("verdict = lambda g, s: 'significant' if g > s else 'not significant'", "verdict"),
+    ("print(np.allclose(counts, expected))", "verdict"),
     ("x = 1  # " + "y" * 90, "characters"),
 ])
 def test_the_scanner_catches_test_code(tmp_path, source, problem):
