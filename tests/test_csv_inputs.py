@@ -185,3 +185,14 @@ def test_a_constant_target_is_named_before_anything_is_fitted(tmp_path, y_range)
     frame.loc[7, "cost"] = 4.0
     assert np.ptp(load_csv(_csv(tmp_path, frame), "cost", y_range=y_range,
                            missing="drop").y) == 1
+
+
+@pytest.mark.parametrize("sep", [";", "\t", "x"])
+def test_a_wrong_separator_by_hand_is_pointed_out(tmp_path, sep):
+    """sep=';' on a comma file gave "columns are ['income,smoker,age,region,cost']" alone."""
+    path = _csv(tmp_path, _frame())
+    with pytest.raises(ValueError, match=rf"^target 'cost' is not a column of data\.csv; .*"
+                                         rf"\(read with sep={re.escape(repr(sep))}, the header "
+                                         r"is one column; it holds ',': pass sep=','"):
+        load_csv(path, "cost", sep=sep)
+    assert load_csv(path, "cost", sep=",", y_range=(-5, 15)).X.shape == (40, 4)

@@ -536,6 +536,12 @@ def test_advice_for_budgets_and_bounds_is_advice_that_works():
     ({"y": Y[:60].astype("datetime64[s]")}, TypeError, r"^y holds dates \(datetime64\[s\]\)"),
     ({"private": ["target"]}, ValueError, r"^private names 'target', the target: the label is "
                                           "always private"),
+    ({"private": 3.5}, TypeError, r"^private must be a list of column names or indices, got "
+                                  r"3\.5\.$"),  # was "'float' object is not iterable"
+    ({"personalized": {"x1"}}, TypeError, r"^personalized must be a list of column names"),
+    ({"methods": 3}, TypeError, r"^methods must be a list of keys, e\.g\. \['hot-me', "
+                                r"'hot-cart'\], or None \(all of them\), got 3\.$"),
+    ({"methods": {"pardt": 1}}, TypeError, r"^methods must be a list of keys"),
 ])
 def test_whatif_refuses_arguments_of_the_wrong_kind_by_name(kwargs, error, match):
     from ldpviz.reproduce.whatif import whatif

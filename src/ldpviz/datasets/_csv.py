@@ -167,7 +167,7 @@ def load_csv(path, target, private=None, categorical="ordinal", missing="error",
     lines = RowLines(path, layout)
     if target not in frame.columns:
         raise ValueError(f"target {target!r} is not a column of {path.name}; "
-                         f"{_columns_are(frame.columns, target)}.")
+                         f"{_columns_are(frame.columns, target)}{_sep_hint(frame, sep)}.")
     if frame.shape[1] < 2:
         raise ValueError(f"path {str(path)!r} needs at least one feature besides the target.")
     if len(frame) < 2:
@@ -267,6 +267,15 @@ def _check_holes(name, target, holes, counts, bad_rows, missing, lines):
 def _columns(names):
     """"column 'a'" or "columns 'a', 'b' and 3 more"."""
     return f"column{'s' if len(names) > 1 else ''} {shortlist(names, quote=True)}"
+
+
+def _sep_hint(frame, sep):
+    """When a separator given by hand left the header one column that holds another one."""
+    if sep is None or frame.shape[1] != 1:
+        return ""
+    found = [c for c in (",", ";", "\t", "|") if c != sep and c in str(frame.columns[0])]
+    return (f" (read with sep={sep!r}, the header is one column; it holds {found[0]!r}: pass "
+            f"sep={found[0]!r}, or sep=None to find it)") if found else ""
 
 
 def _leave_out(names):

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
-from .._validation import PrivacyWarning, check_bool
+from .._validation import PrivacyWarning, check_bool, shown
 from ..datasets import load_csv
 from ..datasets._common import name_list, shortlist
 from ..datasets._layout import ENCODING, check_text_file, read_layout, utf8_errors
@@ -203,6 +203,9 @@ def resolve_columns(requested, names, argname, target=None):
         return None
     if isinstance(requested, (str, int, np.integer)):
         requested = [requested]
+    if isinstance(requested, (dict, set, bytes)) or not hasattr(requested, "__iter__"):
+        raise TypeError(f"{argname} must be a list of column names or indices, got "
+                        f"{shown(requested)}.")
     out = []
     for item in requested:
         if isinstance(item, (int, np.integer)) and not isinstance(item, bool):

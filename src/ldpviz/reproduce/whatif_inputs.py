@@ -103,6 +103,9 @@ def check_methods(methods, known):
         return list(known)
     if isinstance(methods, str):
         raise ValueError(f"methods must be a list of keys, e.g. [{methods!r}], got {methods!r}.")
+    if isinstance(methods, (Mapping, set, bytes)) or not isinstance(methods, Iterable):
+        raise TypeError(f"methods must be a list of keys, e.g. {list(known)[:2]}, or None (all "
+                        f"of them), got {shown(methods)}.")
     keys = list(methods)
     unknown = [m for m in keys if m not in known]
     if unknown:
