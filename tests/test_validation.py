@@ -562,3 +562,29 @@ def test_labels_outside_the_classes_are_counted_not_all_listed(model):
     with pytest.raises(ValueError, match=r"outside classes: \[77\] \(classes are 50 values from "
                                          r"0 to 49\)"):
         _fit(clone(model).set_params(classes=list(range(50))), X, np.r_[LABELS[:-1], 77])
+
+
+@pytest.mark.parametrize(("value", "error", "match"), [
+    (None, TypeError, r"^X is None"),
+    (3.5, ValueError, r"^X must be 2-D"),  # was numpy's IndexError "too many indices"
+    ([0.1, 0.2, 0.3, 0.4, 0.5], ValueError, r"^X must be 2-D"),
+    (np.zeros((4, 3)), ValueError, r"^X needs at least 5 columns .*got shape \(4, 3\)"),
+    (2**1100, ValueError, r"^X "),  # was a bare OverflowError
+    ({}, TypeError, r"^X "),
+])
+def test_the_paper_regression_function_names_x(value, error, match):
+    from ldpviz.datasets import paper_regression_function
+
+    with pytest.raises(error, match=match):
+        paper_regression_function(value)
+    np.testing.assert_allclose(paper_regression_function(X[:3]),
+                               np.sin(X[:3, 0]) + np.sin(X[:3, 1]) + np.sin(X[:3, 4]))
+
+
+@pytest.mark.parametrize("exact", [np.array([1, 2]), "yes", 1, None])
+def test_random_mask_exact_is_true_or_false(exact):
+    """An array gave numpy's "truth value of an array ... is ambiguous"; "no" meant True."""
+    from ldpviz.masks import random_mask
+
+    with pytest.raises(TypeError, match=r"^exact must be True or False"):
+        random_mask(10, 3, 0.5, random_state=0, exact=exact)

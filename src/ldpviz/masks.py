@@ -23,7 +23,7 @@ from ._array_kinds import refuse_non_numbers
 from ._config import check_rows
 from ._index import bincount
 from ._rng import as_generator
-from ._validation import as_real_array, check_int, check_mask, check_real
+from ._validation import as_real_array, check_bool, check_int, check_mask, check_real
 
 __all__ = [
     "MaskSummary",
@@ -282,6 +282,7 @@ def random_mask(n, d, rate, random_state=None, exact=False):
     ndarray of bool, shape (n, d)
     """
     n, d = check_int(n, "n", 1), check_int(d, "d", 1)
+    exact = check_bool(exact, "exact")
     check_rows("random_mask", n, 0, d=d, bytes_per_entry=20 if exact else 9)
     rates = as_real_array(rate, "rate", f"a number or {d} numbers in [0, 1]")
     if rates.ndim == 0:

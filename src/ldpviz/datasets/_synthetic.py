@@ -6,7 +6,7 @@ import numpy as np
 
 from .._config import check_rows
 from .._rng import as_generator
-from .._validation import as_float_array, as_real_array, check_int
+from .._validation import as_float_array, as_real_array, check_2d_finite, check_int
 
 #: A public label bound for :func:`make_paper_regression`: f* lies in [0, 2.53] and the noise is
 #: N(0, 1), so clipping at 3 keeps almost all of the signal at a moderate Laplace scale.
@@ -14,8 +14,14 @@ PAPER_Y_BOUND = 3.0
 
 
 def paper_regression_function(X):
-    """f*(x) = sin(x1) + sin(x2) + sin(x5), the regression function of Section 5.1."""
-    X = np.asarray(X, dtype=float)
+    """f*(x) = sin(x1) + sin(x2) + sin(x5), the regression function of Section 5.1.
+
+    ``X`` : (n, d) array of finite numbers with d >= 5 (columns 0, 1 and 4 are read).
+    """
+    X = check_2d_finite(X, "X")
+    if X.shape[1] < 5:
+        raise ValueError(f"X needs at least 5 columns (f* reads x1, x2 and x5), got shape "
+                         f"{X.shape}.")
     return np.sin(X[:, 0]) + np.sin(X[:, 1]) + np.sin(X[:, 4])
 
 
