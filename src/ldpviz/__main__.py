@@ -85,7 +85,13 @@ class _StoreOnce(argparse.Action):
 
 
 def _one_line(text):
-    return " ".join(str(text).split())
+    """The message on one line, a number too long to read shown by its first digits and its
+    length ('--reps 2**1100' echoed 332 digits)."""
+    return _LONG_NUMBER.sub(lambda m: f"{m[0][:6]}... ({len(m[0])} digits)",
+                            " ".join(str(text).split()))
+
+
+_LONG_NUMBER = re.compile(r"\d{30,}")
 
 
 # ----------------------------------------------------------------------------------------------
