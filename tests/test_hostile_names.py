@@ -110,6 +110,15 @@ def test_the_html_report_holds_no_markup_from_the_data(runs, kind):
         assert name in text, name
 
 
+@pytest.mark.parametrize("kind", ["private", "costs"])
+def test_the_html_report_has_no_empty_field_and_no_none(runs, kind):
+    """columns_left_out, identifier_like, loader_summary and methods showed empty or None."""
+    page = (runs[kind] / "realdata.html").read_text(encoding="utf-8")
+    cells = re.findall(r"<(td|dd)[^>]*>(.*?)</\1>", page, re.S)
+    assert cells and all(text.strip() for _, text in cells), [t for t in cells if not t[1]]
+    assert not [text for _, text in cells if text.strip() in ("None", "nan", "NaN", "[]", "{}")]
+
+
 mistune = pytest.importorskip("mistune")
 
 

@@ -1,10 +1,20 @@
-"""What a run will cost before it starts: the workers it may start and how long it takes."""
+"""What a run will cost before it starts: the workers it may start and how long it takes.
+
+:func:`estimate_seconds` times a few pilot fits of each method on the CPU clock (what a fit
+takes on an idle core, whatever else the machine is doing) and scales them to the whole run;
+``benchmarks/bench_whatif.py`` prints the estimate against the measured time.
+"""
 
 from __future__ import annotations
 
+import inspect
+import math
 import sys
+import time
+import warnings
 
 import joblib
+import numpy as np
 from joblib.parallel import LokyBackend, MultiprocessingBackend, ThreadingBackend
 
 from .._validation import check_int
@@ -55,3 +65,120 @@ def duration(seconds):
     if seconds < 5400:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+#: Training rows of the pilot fits; above, they are timed at this many and a quarter of it and
+#: extrapolated to the table's size.
+PILOT_ROWS = 20_000
+#: Pilot fits per (method, sub-grid): grid points in random order, each timed, until at least
+#: :data:`PILOT_MIN` are and they took :data:`PILOT_BUDGET` CPU seconds or, for a costly
+#: grid, :data:`PILOT_SHARE` of what its fits in the run are estimated to take (every point of
+#: a grid of fast fits is timed; a costly grid's mean is not left to three random points).
+PILOT_MIN, PILOT_BUDGET, PILOT_SHARE = 3, 0.5, 0.03
+#: Seconds to start the worker processes of a parallel run (measured: 1-2 s each).
+WORKER_START = 2.0
+
+
+def _fit_seconds(arm, config, X, y, X_test, W):
+    """CPU seconds of one grid point as the runner fits it (a seeded Generator, fit, predict,
+    test error). Timed once: repeating a fit on the same data warms caches the run's fits,
+    which go from one grid point to the next, do not find warm (a repeated pilot ran 10-25%
+    faster than the run)."""
+    accepted = inspect.signature(arm.estimator).parameters
+    start = time.process_time()
+    params = {**arm.params, **config}
+    if "random_state" in accepted:
+        seed = np.random.SeedSequence(0, spawn_key=(0, 1))  # as the runner seeds a fit
+        params["random_state"] = np.random.default_rng(seed)
+    if "y_bound" in accepted and "y_bound" not in params:
+        params["y_bound"] = arm.data.y_bound
+    model = arm.estimator(**params)
+    model = model.fit(X, y) if W is None else model.fit(X, y, W=W)
+    np.mean((np.asarray(model.predict(X_test)) - 1.0) ** 2)
+    return time.process_time() - start
+
+
+def _read_only(array):
+    """A read-only view, as the runner hands the data to every fit (some fits copy it)."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
+
+
+def _timed(arm, order, size, data, W, fits, first=()):
+    """{grid point: CPU seconds} at ``size`` rows: ``first``, then the points of ``order``,
+    until :data:`PILOT_MIN` are timed and they took the pilot's budget (see
+    :data:`PILOT_SHARE`; ``fits``: the grid's fits in the run)."""
+    X, y, X_test = data
+    configs, times = arm.configs(), {}
+    for i in [*first, *(i for i in order if i not in first)]:
+        times[i] = _fit_seconds(arm, configs[i], X[:size], y[:size], X_test[:size], W)
+        spent = sum(times.values())
+        if len(times) >= PILOT_MIN and spent >= max(PILOT_BUDGET,
+                                                     PILOT_SHARE * fits * spent / len(times)):
+            break
+    return times
+
+
+def _grid_seconds(arm, data, W, sizes, n_train, fits):
+    """CPU seconds of an average grid point of ``arm`` at ``n_train`` rows.
+
+    With one pilot size, the mean over the timed points. With two, every point is first timed
+    at the small size as far as the budget goes, then at the large size the costliest of them
+    and others in random order: the large size's mean is the small one's scaled by the ratio
+    of their sums over the points timed at both (the costly points, which dominate the run,
+    also dominate that ratio), and extrapolated linearly in n beyond.
+    """
+    order = np.random.default_rng(0).permutation(len(arm.configs())).tolist()
+    small = _timed(arm, order, sizes[0], data, W[sizes[0]], fits)
+    mean_small = float(np.mean(list(small.values())))
+    if len(sizes) == 1:
+        return mean_small
+    costliest = max(small, key=small.get)
+    large = _timed(arm, [i for i in order if i in small], sizes[1], data, W[sizes[1]], fits,
+                   first=(costliest,))
+    mean_large = mean_small * sum(large.values()) / max(sum(small[i] for i in large), 1e-12)
+    slope = (mean_large - mean_small) / (sizes[1] - sizes[0])
+    return mean_large + max(slope, 0.0) * (n_train - sizes[1])
+
+
+def estimate_seconds(arms, reps, n_jobs):
+    """Estimated wall time of :func:`ldpviz.reproduce.experiments.run` ``(arms, reps)`` on an
+    otherwise idle machine.
+
+    Each distinct (method, sub-grid) is timed on one split, on the CPU clock, at its grid
+    points in random order until :data:`PILOT_MIN` are timed and the pilot spent
+    :data:`PILOT_BUDGET` seconds, or :data:`PILOT_SHARE` of the grid's estimated share of the
+    run, on it (a grid's cost varies with more than its depth: a tree with a large minimum
+    leaf is cheap at any depth). Tables with more than :data:`PILOT_ROWS` training rows are
+    timed at that many rows and at a quarter of it, and the time is extrapolated to n
+    (:func:`_grid_seconds`). The runner sends one task per split to the workers, so ``jobs``
+    workers take ``ceil(reps / jobs)`` rounds. Returns ``(seconds, n_fits, jobs)``.
+    """
+    X, y, X_test, _ = (_read_only(a) for a in arms[0].data.split(np.random.default_rng(0)))
+    n_train = len(y)
+    rows = min(n_train, PILOT_ROWS)
+    sizes = [rows] if n_train <= PILOT_ROWS else [rows // 4, rows]
+
+    def key_of(arm):
+        return arm.method, arm.estimator, repr(arm.grid), arm.mask is None
+
+    fits = {}  # per pilot key, its fits in the whole run
+    for arm in arms:
+        fits[key_of(arm)] = fits.get(key_of(arm), 0) + len(arm.configs()) * reps
+    pilot, masks, total = {}, {}, 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for arm in arms:
+            key = key_of(arm)
+            if key not in pilot:
+                W = {}
+                for m in sizes:
+                    if arm.mask is not None and (repr(arm.mask), m) not in masks:
+                        masks[repr(arm.mask), m] = arm.mask.build(m, X.shape[1])
+                    W[m] = None if arm.mask is None else masks[repr(arm.mask), m]
+                pilot[key] = _grid_seconds(arm, (X, y, X_test), W, sizes, n_train, fits[key])
+            total += len(arm.configs()) * reps * pilot[key]
+    jobs = effective_jobs(n_jobs, reps)
+    seconds = total / reps * math.ceil(reps / jobs)
+    return seconds + (WORKER_START if jobs > 1 else 0.0), sum(fits.values()), jobs

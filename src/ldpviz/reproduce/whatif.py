@@ -25,7 +25,6 @@ a few timed pilot fits before it starts (``max_seconds`` refuses runs that would
 from __future__ import annotations
 
 import functools
-import inspect
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from . import whatif_answers as answers
 from .catalog import METHODS  # by key: (display name, role), as the command line lists them
 from .experiments import Arm, Mask, SplitData, run
 from .grids import GRID_RULE, whatif_grids
-from .runtime import duration, effective_jobs
+from .runtime import duration, estimate_seconds
 from .whatif_data import box_message, copies_notes, resolve_columns
 from .whatif_inputs import (  # noqa: F401 (MAX_*: the limits, documented here too)
     MAX_EPSILON,
@@ -241,70 +240,9 @@ def _first(j, d):
 # ----------------------------------------------------------------------------------------------
 # The cost of the run, estimated before it starts
 # ----------------------------------------------------------------------------------------------
-PILOT_ROWS = 20_000
 #: Splits run when ``reps`` is None, time permitting, and the fewest it then accepts (at 5
 #: splits a one-sided Wilcoxon test can reach 0.05).
 AUTO_REPS, MIN_AUTO_REPS = 20, 5
-
-
-def _pilot_seconds(arm, X, y, X_test):
-    """Seconds for one fit + predict at the arm's shallowest and deepest grid points (mean);
-    a fit under 50 ms is timed three times and the median kept (one hiccup of a busy machine
-    would otherwise set the estimate)."""
-    configs = arm.configs()
-    depth = next((k for k in ("depth", "max_depth") if k in arm.grid), None)
-    if depth:
-        configs = sorted(configs, key=lambda c: c[depth])
-    picks = [configs[0], configs[-1]] if len(configs) > 1 else configs
-    W = None if arm.mask is None else arm.mask.build(*X.shape)
-    times = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for config in picks:
-            accepted = inspect.signature(arm.estimator).parameters
-            params = {**arm.params, **config}
-            if "random_state" in accepted:
-                params["random_state"] = 0
-            if "y_bound" in accepted and "y_bound" not in params:
-                params["y_bound"] = arm.data.y_bound
-            runs = []
-            while len(runs) < (1 if runs and runs[0] >= 0.05 else 3):
-                model = arm.estimator(**params)
-                start = time.perf_counter()
-                model = model.fit(X, y) if W is None else model.fit(X, y, W=W)
-                model.predict(X_test)
-                runs.append(time.perf_counter() - start)
-            times.append(float(np.median(runs)))
-    return float(np.mean(times))
-
-
-def estimate_seconds(arms, reps, n_jobs):
-    """Estimated wall time of ``run(arms, reps)``: timed pilot fits per method, extrapolated.
-
-    Each distinct (method, sub-grid) is timed at its shallowest and deepest grid points on one
-    split. Tables with more than :data:`PILOT_ROWS` training rows are timed at that many rows
-    and at a quarter of it, and the time is extrapolated to n as ``a + b n`` (a fit has a
-    part that does not grow with n, e.g. a tree's nodes, and a part that does).
-    Returns ``(seconds, n_fits, jobs)``.
-    """
-    data = arms[0].data
-    X, y, X_test, _ = data.split(np.random.default_rng(0))
-    n_train = len(y)
-    rows = min(n_train, PILOT_ROWS)
-    sizes = [rows] if n_train <= PILOT_ROWS else [rows // 4, rows]
-    pilot, total, n_fits = {}, 0.0, 0
-    for arm in arms:
-        key = (arm.method, arm.estimator, repr(arm.grid), arm.mask is None)
-        if key not in pilot:
-            times = [_pilot_seconds(arm, X[:m], y[:m], X_test[:m]) for m in sizes]
-            slope = (times[-1] - times[0]) / (sizes[-1] - sizes[0]) if len(sizes) > 1 else 0
-            pilot[key] = times[-1] + max(slope, 0.0) * (n_train - sizes[-1])
-        n = len(arm.configs()) * reps
-        n_fits += n
-        total += n * pilot[key]
-    jobs = effective_jobs(n_jobs, len(arms) * reps)
-    # Measured overhead beyond the fits (splits, masks, input checks, dispatch): about 30%.
-    return 1.3 * total / jobs + (2.0 if jobs > 1 else 0.0), n_fits, jobs
 
 
 def _plan(arms, reps, n_jobs, max_seconds, say):
