@@ -67,7 +67,7 @@ notebooks: $(STAMP)
 APP_ARGS ?=
 app: $(STAMP)  ## serve the dashboard as an app (Voila) on localhost
 	@$(BIN)/jupyter trust notebooks/app.ipynb > /dev/null  # ours: Voila warned it is not trusted
-	@echo "Starting the app on http://127.0.0.1:8866 (Ctrl-C stops it)."
+	@echo "Starting the app (Voila): open the http://127.0.0.1:... URL it prints (Ctrl-C stops it)."
 	$(BIN)/voila notebooks/app.ipynb --Voila.ip=127.0.0.1 $(HEADLESS_FLAG) $(APP_ARGS)
 
 screenshots: $(STAMP)  ## regenerate docs/images: app tabs at 1366 px, the app at 1024 px, static figures (needs /usr/bin/chromium)

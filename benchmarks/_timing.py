@@ -1,8 +1,25 @@
-"""Timing helper for the benchmark scripts: medians of repeated calls in one process."""
+"""Timing helpers for the benchmark scripts: medians of repeated calls in one process, and
+other processes keeping cores busy (the targets' condition on the two-core machine)."""
 
+import subprocess
+import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
+
+
+@contextmanager
+def busy_cores(count):
+    """``count`` processes spinning on a core each, for the duration."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def median_seconds(fn, repeats=7, warmup=1):

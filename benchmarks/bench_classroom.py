@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _timing import busy_cores  # noqa: E402
+
 try:  # the browser tests' server helpers (they skip without Chromium or Playwright)
     from _classroom import (
         PROBE,
@@ -40,7 +42,6 @@ try:  # the browser tests' server helpers (they skip without Chromium or Playwri
         settle,
         wait_for_kernels,
     )
-    from bench_startup import busy_cores
     from conftest import BIN, _server, free_port
 except BaseException as exc:  # pytest's Skipped is not an Exception
     print(f"bench_classroom: skipped ({exc})")

@@ -5,9 +5,10 @@ prints the median and the slowest wall time of each, next to a bare interpreter 
 pass``) and to importing the numerical stack the commands leave alone (``import
 ldpviz.estimators``: numpy, scipy, pandas, scikit-learn; what ``--help`` paid before the
 imports became lazy). Target: every line under 1 s on the two-core machine with one other
-process keeping a core busy (the load average is printed first).
+process keeping a core busy: the benchmark starts one (``BUSY``, default 1) and prints the load
+average first.
 
-Usage: ``python benchmarks/bench_cli.py [REPEATS]`` (default 5).
+Usage: ``python benchmarks/bench_cli.py [REPEATS [BUSY]]`` (default 5 and 1).
 """
 
 import os
@@ -16,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _timing import busy_cores
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 1.0
@@ -50,9 +53,14 @@ def _time(argv, code):
     return seconds
 
 
-def main(repeats=5):
+def main(repeats=5, busy=1):
+    with busy_cores(busy):
+        _run(repeats, busy)
+
+
+def _run(repeats, busy):
     print(f"bench_cli: load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
-          f"{os.cpu_count()} cores; {repeats} runs each, fresh interpreters")
+          f"{os.cpu_count()} cores, {busy} kept busy; {repeats} runs each, fresh interpreters")
     print(f"{'command':58s} {'median':>8s} {'slowest':>8s}")
     worst = 0.0
     for name, argv, code in COMMANDS:
@@ -66,4 +74,4 @@ def main(repeats=5):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(*(int(arg) for arg in sys.argv[1:3]))

@@ -25,15 +25,16 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _timing import busy_cores  # noqa: E402
 
 try:  # the browser tests' servers and probes (they skip without Chromium or Playwright)
     from _browser import DRAWN_PLOTS
@@ -49,19 +50,6 @@ TARGET_S = 10.0
 POOL = 2  # voila.json's pre-heated app kernels
 FIRST_PLOT = f"() => ({DRAWN_PLOTS})(null).some(p => p.points > 0 && p.svg > 0)"
 EXPLORER_CALL = re.compile(r"\b\w+_explorer\([^()]*\)|\bdashboard\([^()]*\)")
-
-
-@contextmanager
-def busy_cores(count):
-    """``count`` processes spinning on a core each, for the duration."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                for _ in range(count)]
-    try:
-        yield
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
 
 
 def _load():

@@ -13,6 +13,7 @@ import importlib
 import json
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,8 @@ def test_make_app_preheats_the_app_only_and_culls_with_the_classroom_policy():
     voila = config.VoilaConfiguration
     assert voila.preheat_kernel is True and voila.template == "ldpviz"
     assert voila.multi_kernel_manager_class == "ldpviz.viz.app_server.ClassroomKernelManager"
+    # a quiet console: no unencrypted-TCP warning per kernel
+    assert config.KernelManager.transport == "ipc"
     pools = config.VoilaKernelManager.kernel_pools_config
     assert pools["default"]["pool_size"] == 0  # the course notebooks start kernels on request
     assert pools["app.ipynb"]["pool_size"] >= 1
@@ -56,7 +59,10 @@ def test_binder_installs_the_same_kernel_manager():
 
 
 def _run(coroutine):
-    return asyncio.new_event_loop().run_until_complete(coroutine)
+    """Run ``coroutine`` in a thread of its own: the browser tests' Playwright keeps an event
+    loop running in the main thread for the whole session."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def test_a_closed_page_s_kernel_is_shut_down_and_no_other():

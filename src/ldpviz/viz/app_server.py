@@ -19,6 +19,12 @@ The policy (``voila.json`` at the repository's root uses this class for ``make a
 * ``cull_idle_timeout`` (3600 s) with ``cull_connected``: any kernel, page open or not, idle
   for an hour (jupyter_server's culler). A busy kernel is never culled.
 
+``voila.json`` also starts kernels on local sockets (``KernelManager.transport = "ipc"``, files
+in Voila's private connection folder: ipykernel warned at every kernel start that TCP carries
+the class's traffic unencrypted). Left as is: tornado's note at the first page that
+jupyter_server's websocket ping timeout (90 s) is longer than its interval (30 s); setting the
+timeout to 30 s silenced it but made jupyter_server drop live pages ("Connection lost").
+
 Change them on the command line, e.g. ``make app APP_ARGS="--ClassroomKernelManager.
 cull_idle_timeout=7200"``. This module is imported by the server, never by a kernel: it needs
 jupyter_server (the ``lab`` extra).
