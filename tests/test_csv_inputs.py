@@ -196,3 +196,26 @@ def test_a_wrong_separator_by_hand_is_pointed_out(tmp_path, sep):
                                          r"is one column; it holds ',': pass sep=','"):
         load_csv(path, "cost", sep=sep)
     assert load_csv(path, "cost", sep=",", y_range=(-5, 15)).X.shape == (40, 4)
+
+
+@pytest.mark.parametrize("decimal", [".", ","])
+def test_entries_read_as_they_are_or_stripped_read_the_same(decimal):
+    """parse_column reads most entries without stripping them first (half of a wide table's
+    load): each entry must come out as it does stripped, number, missing or text alike."""
+    import pandas as pd
+
+    from ldpviz.datasets._common import parse_column
+
+    tokens = ["1.5", " 2 ", "\t7\t", "inf", "-Infinity", "1e400", "1e-400", "+3", ".5", "5.",
+              "-0", "99999999999999999999", "1_000", "0x10", "1,5", " 3,0e2", "12.5kg", "True",
+              "1 000", "1d3", "nan(1)", "\u22123", "\u00bd", None, "nan", "NA", "",
+              "\u00a05\u00a0", "\u20032", "4\u3000"]  # no-break, em and ideographic spaces
+    for values in [pd.Series(tokens, dtype="str")] + [pd.Series([t, "1"], dtype="str")
+                                                      for t in tokens]:
+        cleaned = values.astype("string").str.strip().str.replace(decimal, ".", regex=False)
+        expected = pd.to_numeric(cleaned, errors="coerce").to_numpy(dtype=float,
+                                                                    na_value=np.nan)
+        numbers, missing, text = parse_column(values, decimal)
+        np.testing.assert_array_equal(numbers, expected)
+        np.testing.assert_array_equal(missing, values.isna().to_numpy())
+        np.testing.assert_array_equal(text, ~missing & np.isnan(expected))
