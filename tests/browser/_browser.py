@@ -156,40 +156,41 @@ ONE_SCREEN = r"""([root, scroll]) => {
 VIEWPORTS = [(1366, 768), (1024, 768), (1920, 1080)]
 
 
-def _fitted(results):
-    return results and all(r["wide"] and not any("wider than" in p or "viewport" in p
-                                                  for p in r["problems"]) for r in results)
-
-
 def check_layout(page, where, root=None, timeout=30.0):
     """Measure every visible figure (under ``root``) once the figures have followed their box.
 
-    A resize reaches the kernel, which lays the figures out again: wait until every figure
-    is as wide as its box (or ``timeout`` s), then fail on any problem FIGURE_LAYOUT finds,
-    or EXPLORER_BOXES finds in the explorers around them. Returns the figures' measurements.
+    A resize reaches the kernel, which lays the figures out again, and on a busy machine a
+    relayout can land at any moment: measure until every figure is as wide as its box and
+    nothing FIGURE_LAYOUT or EXPLORER_BOXES finds is wrong, and fail with what is still wrong
+    after ``timeout`` s (a real fault persists; a layout caught mid-flight does not). Returns
+    the figures' measurements.
     """
     handle = root.element_handle() if root is not None else None
     deadline = time.monotonic() + timeout
-    results = page.evaluate(FIGURE_LAYOUT, handle)
-    while not _fitted(results) and time.monotonic() < deadline:
-        time.sleep(0.25)
+    while True:
         results = page.evaluate(FIGURE_LAYOUT, handle)
-    time.sleep(0.3)  # let a last relayout land
-    results = page.evaluate(FIGURE_LAYOUT, handle)
+        problems = _layout_problems(results, page.evaluate(EXPLORER_BOXES, handle))
+        if (results and not problems) or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
     assert results, f"{where}: no visible figure"
+    assert not problems, f"{where}:\n  " + "\n  ".join(problems)
+    return results
+
+
+def _layout_problems(results, explorers):
+    """Every problem of the figures and the explorers around them, as sentences."""
     problems = [f"figure {i + 1} ({r['figure'][0]} x {r['figure'][1]} px in a "
                 f"{r['box']} px box): {p}" for i, r in enumerate(results) for p in r["problems"]]
     problems += [f"figure {i + 1} is {r['figure'][0]} px wide in a {r['box']} px box "
                  "(under 85%)" for i, r in enumerate(results) if not r["wide"]]
-    explorers = page.evaluate(EXPLORER_BOXES, handle)
     problems += [f"explorer {i + 1} ({r['box']} px): {p}" for i, r in enumerate(explorers)
                  for p in r["problems"]]
     problems += [f"explorer {i + 1}: the track of slider {t['label']!r} is {t['width']} px, "
                  f"shorter than the {need} px the explorers are designed for" for i, r in
                  enumerate(explorers) for t in r["tracks"]
                  if t["width"] < (need := WIDE_TRACK if t["wide"] else TRACK) - 2]
-    assert not problems, f"{where}:\n  " + "\n  ".join(problems)
-    return results
+    return problems
 
 
 def _off_screen(record):
