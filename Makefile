@@ -9,7 +9,7 @@ TEMPLATE := share/jupyter/voila/templates/ldpviz
 LAB_SETTINGS := share/jupyter/lab/settings/overrides.json
 LAB_WORKSPACE := share/jupyter/lab/workspaces/course.jupyterlab-workspace
 
-.PHONY: lab test lint unit notebooks app screenshots bench clean
+.PHONY: lab test lint unit notebooks lite lite-check app screenshots bench clean
 
 $(STAMP): pyproject.toml $(wildcard $(TEMPLATE)/*) $(LAB_SETTINGS)
 	$(PYTHON) -m venv $(VENV)
@@ -46,11 +46,11 @@ lab: $(STAMP)  ## set up, then open JupyterLab on the course
 # Every part runs even when an earlier one failed, and the last line names the parts that failed.
 test: $(STAMP)  ## set up, then run every check
 	@failed=""; \
-	for part in lint unit notebooks; do \
+	for part in lint unit notebooks lite-check; do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
-	echo "make test: lint, unit and notebooks passed"
+	echo "make test: lint, unit, notebooks and lite-check passed"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -60,6 +60,35 @@ unit: $(STAMP)  ## unit, statistical and (if /usr/bin/chromium exists) browser t
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=120 notebooks/
+
+# The course as a static JupyterLite site (lite/build.py says what is in it), built from scratch
+# in its own environment; downloads are cached in $(LDPVIZ_LITE_CACHE), never in the repository.
+LITE_VENV ?= .venv-lite
+LITE_STAMP := $(LITE_VENV)/.installed-stamp
+LITE_SITE ?= build/lite/site
+export LDPVIZ_LITE_CACHE ?= $(HOME)/.cache/ldpviz-lite
+NODE ?= node
+LITE_EXTRA = $(shell $(PYTHON) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["lite"]))')
+
+$(LITE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(LITE_VENV)
+	$(LITE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LITE_VENV)/bin/python -m pip install --quiet $(LITE_EXTRA)
+	touch $(LITE_STAMP)
+
+lite: $(LITE_STAMP)  ## build the course as a static JupyterLite site in build/lite/site
+	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_SITE)
+
+# Under Pyodide (Node.js): the core tests, and a fingerprint of seeded fits equal to this
+# machine's; then the built site in headless Chromium, offline.
+lite-check: $(STAMP) lite  ## test the library under wasm32 and the site in the browser
+	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py tests
+	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py \
+		fingerprint build/lite/fingerprint-wasm32.json
+	$(BIN)/python lite/wasm32_check.py fingerprint build/lite/fingerprint-x86_64.json
+	$(BIN)/python lite/wasm32_check.py compare build/lite/fingerprint-x86_64.json \
+		build/lite/fingerprint-wasm32.json
+	LDPVIZ_LITE_SITE=$(CURDIR)/$(LITE_SITE) $(BIN)/python -m pytest tests/browser/test_lite.py
 
 # voila.json (Voila reads it from this folder) keeps app kernels pre-heated and shuts down the
 # kernels of closed pages (README, "Run it as an app"); extra options pass through, e.g.
@@ -84,4 +113,4 @@ bench: $(STAMP)  ## print the performance ratios (not part of `make test`)
 	done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) $(LITE_VENV) .pytest_cache .ruff_cache build *.egg-info

@@ -158,16 +158,19 @@ def test_make_test_runs_every_part_and_names_the_ones_that_failed(tmp_path):
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
     log = tmp_path / "calls.log"
-    for tool, status in (("ruff", 1), ("python", 0)):
+    for tool, status in (("ruff", 1), ("python", 0), ("node", 0)):
         script = venv / "bin" / tool
         script.write_text(f'#!/bin/sh\necho "{tool} $*" >> "{log}"\nexit {status}\n')
         script.chmod(0o755)
     (venv / ".installed-stamp").touch()
     os.utime(venv / ".installed-stamp", (4e9, 4e9))  # newer than pyproject.toml: no install
     done = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "test",
-                           f"VENV={venv}"], capture_output=True, text=True, timeout=60)
+                           f"VENV={venv}", f"LITE_VENV={venv}", f"NODE={venv / 'bin' / 'node'}"],
+                          capture_output=True, text=True, timeout=60)
     calls = log.read_text().splitlines()
     assert done.returncode != 0
     assert calls[0].startswith("ruff check")
     assert any("pytest tests" in c for c in calls) and any("--nbval" in c for c in calls)
+    assert any("lite/build.py" in c for c in calls) and any("pyodide_tests.mjs" in c
+                                                            for c in calls)
     assert done.stdout.strip().splitlines()[-1] == "make test: FAILED: lint"

