@@ -167,6 +167,35 @@ def test_figures_draw_every_name_without_mathtext(result):
     assert not any(cbook.is_math_text(t.get_text()) for t in texts)
     shown = {t._preprocess_math(t.get_text())[0] for t in texts}
     assert set(NAMES) <= shown  # each tick label is the name itself
-    title = fig.axes[0].title._preprocess_math(fig.axes[0].title.get_text())[0]
+    title = fig._suptitle._preprocess_math(fig.get_suptitle())[0]
     assert MATH in title and "income ($)" in title.replace("\n", " ")
     assert {f"{CATEGORY}_$y$", FORMULA} <= shown
+
+
+def test_the_cost_chart_draws_every_text_inside_the_figure(result):
+    """The chart's title, centred over the axes, ran off the right edge of realdata_costs.png
+    ("... predicting income ($); 3" cut mid-word) for a table named like mathtext."""
+    import dataclasses
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    costs = result.costs
+    cases = [(data, columns) for data in ("income.csv", MATH, "a" * 200)
+             for columns in (PRIVATE, NAMES)]
+    for data, columns in cases:  # a title line of 77 characters, 81, 250; a narrow or wide
+        # chart (the command's with --private: the link's slanted label moves the axes right)
+        shown = dataclasses.replace(result, choices={**result.choices, "data": data},
+                                    costs=costs[costs["column"].isin(columns)])
+        top = len(columns)
+        fig = whatif_report.costs_figure(shown, top=top)
+        canvas = FigureCanvasAgg(fig)  # as savefig draws the PNG
+        canvas.draw()
+        ax, = fig.axes
+        texts = [ax.title, *fig.texts, ax.yaxis.label, *ax.get_xticklabels(),
+                 *ax.get_legend().get_texts()]
+        extents = [(t.get_text(), t.get_window_extent(canvas.get_renderer())) for t in texts
+                   if t.get_text()]
+        box = fig.bbox.expanded(1.001, 1.001)
+        outside = [text for text, e in extents
+                   if not (box.contains(*e.p0) and box.contains(*e.p1))]
+        assert len(extents) > top and not outside, (data, top, outside)

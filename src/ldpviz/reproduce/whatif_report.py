@@ -145,6 +145,12 @@ def figure_title(result, width):
     return "\n".join(textwrap.fill(line, width) for line in lines)
 
 
+def _title_chars(fig):
+    """Characters of 10-point text a title line may hold: 11 per inch of figure width (a
+    lower-case 'a' is 6.1 pt wide; 13 per inch ran 'aaa...' and long titles off the edge)."""
+    return int(11 * fig.get_figwidth())
+
+
 def _no_math():
     """matplotlib settings under which no text is TeX (a user's rcParams may ask for it)."""
     return plt.rc_context({"text.usetex": False})
@@ -161,8 +167,7 @@ def matplotlib_figure(result):
 
 def _ratio_figure(result, rows, paradigms):
     fig, axes = _new_figure(len(paradigms), height=5.0, sharey=True)
-    # About 13 characters of 10-point text per inch of figure width; names are data.
-    fig.suptitle(mpl_text(figure_title(result, int(13 * fig.get_figwidth()))), fontsize=10)
+    fig.suptitle(mpl_text(figure_title(result, _title_chars(fig))), fontsize=10)
     epsilons = sorted(rows["epsilon"].dropna().unique())
     yardstick = yardstick_ratio(result)
     handles = {}
@@ -222,10 +227,11 @@ def _costs_figure(result, top):
     ax.set_xticks(x, [mpl_text(t) for t in ticks], rotation=60, ha="right")
     ax.set_ylabel("extra error (%, ± 2 SE)")
     c = result.choices
-    ax.set_title(mpl_text(textwrap.fill(
+    # Over the whole figure: centred over the axes (right of the y label) it ran off the edge.
+    fig.suptitle(mpl_text(textwrap.fill(
         f"cost of protecting one column alone: {c['data']}"
         + (f", predicting {c['target']}" if c.get("target") else "")
-        + f"; {c['splits']} splits", int(13 * fig.get_figwidth()))), fontsize=10)
+        + f"; {c['splits']} splits", _title_chars(fig))), fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
