@@ -188,7 +188,7 @@ def test_realdata_runs_on_any_numeric_table(tmp_path, capsys, n, d):
     assert code == 0, capsys.readouterr().err
     _check_outputs(out)
     printed = capsys.readouterr().out
-    assert printed.count("At ε = ") == 2 and "Best method:" in printed
+    assert printed.count("At ε = ") == 2 and "Best method that protects" in printed
     if d == 58:
         assert "only t = 1 remains" in (out / "realdata.html").read_text()
 

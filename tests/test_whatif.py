@@ -550,7 +550,7 @@ def test_the_answer_attributes_the_cost_to_the_informative_column():
     sentence = row["sentence"]
     assert "protecting signal and noise_a costs +" in sentence and "mostly from signal" in sentence
     assert "a significant loss" in sentence
-    assert f"Best method: {row['winner']}" in sentence
+    assert f"Best method that protects signal and noise_a: {row['winner']}" in sentence
     assert "did not help" in sentence  # t = 1 is the only choice in this grid
 
 

@@ -78,8 +78,9 @@ def test_the_star_holds_against_every_protected_row_and_the_sentence_names_the_r
     star = summary[summary["significant"]]
     assert list(star["method"]) == ["ParDT"]
     assert star["lead"].iloc[0] > 2 * star["lead_se"].iloc[0]
+    assert "Best method that protects x1 and x4: ParDT, 1.50 ± " in row["sentence"]
     assert ("× the error of the non-private tree, significantly better than every other "
-            "method that protects x1 and x4 (paired over the splits: ahead of the closest, "
+            "method that does (paired over the splits: ahead of the closest, "
             f"KRR, by {0.3 / base.mean():.2f} ± 0.00 × DT's error") in row["sentence"]
     assert "×" in row["sentence"] and "training mean" not in row["sentence"].split(
         "RMSE")[0]  # it beats the mean: no warning before the RMSE sentence
@@ -95,6 +96,7 @@ def test_a_wilcoxon_p_below_the_level_with_an_error_bar_over_zero_is_not_a_star(
                   "KRR": 1.5 * base + np.r_[np.full(19, 0.1), -1.5]})
     summary, row = _answer(best)
     assert not summary["significant"].any()
+    assert "Best method that protects x1 and x4: ParDT," in row["sentence"]  # not "Best method:"
     assert "not significantly ahead of KRR" in row["sentence"]
     assert "not significant: Wilcoxon p = " in row["sentence"]
     assert "but ± 2 SE includes 0" in row["sentence"]

@@ -487,15 +487,16 @@ def _sentence(row, prot, choices, reps):
     else:
         out.append(f"At ε = {eps:g}{where}:")
     if "winner" in row:
-        text = (f"Best method: {row['winner']}, "
-                f"{_times(row['winner_ratio'], row['winner_ratio_se'])} × the error of the "
-                "non-private tree")
+        # The rows it is best among, in the sentence: a label-only row shown may do better.
         others = f"that protects {cols}" if paradigm == "aligned" else \
             "that respects this protection"
+        text = (f"Best method {others}: {row['winner']}, "
+                f"{_times(row['winner_ratio'], row['winner_ratio_se'])} × the error of the "
+                "non-private tree")
         lead = (f"{row['winner_lead']:.2f} ± {2 * row['winner_lead_se']:.2f} × DT's error"
                 if np.isfinite(row.get("winner_lead_se", np.nan)) else "")
         if row["winner_significant"]:
-            text += (f", significantly better than every other method {others} (paired over "
+            text += (", significantly better than every other method that does (paired over "
                      f"the splits: ahead of the closest, {row['winner_lead_over']}, by {lead}, "
                      f"Wilcoxon p = {row['winner_lead_p']:.2g})")
         elif isinstance(row.get("winner_lead_over"), str):
