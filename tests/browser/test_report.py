@@ -123,3 +123,27 @@ def test_hostile_names_show_as_text_and_nothing_of_theirs_is_live(page, hostile_
         assert set(names) <= set(live["ticks"]), live["ticks"]  # the cost chart's axis
     for name in (LINK, MATH):
         assert name in live["text"]  # the answer or the tables, literally
+
+
+# Every axis title of every figure, and how far it lies outside its figure's drawing (px).
+TITLES = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(gd => {
+  const box = gd.querySelector('.main-svg').getBoundingClientRect();
+  return Array.from(gd.querySelectorAll('.g-xtitle text, .g-ytitle text')).map(t => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, out: Math.max(box.top - r.top, r.bottom - box.bottom,
+                                                box.left - r.left, r.right - box.right)};
+  });
+})"""
+
+
+@pytest.mark.parametrize("kind", ["private", "costs"])
+def test_axis_titles_stay_whole_beside_long_slanted_names(page, hostile_site, kind):
+    """The cost chart's y title was cut at the top ('... (%, ± 2 SE' without its ')'): 16
+    long slanted column names took most of its fixed 440 px, leaving a plot shorter than it."""
+    p = page.page
+    p.set_viewport_size({"width": 1024, "height": 768})
+    p.goto(f"{hostile_site}/{kind}/realdata.html", wait_until="load")
+    expected = 1 if kind == "costs" else 2
+    p.wait_for_function(f"(n) => ({DRAWN}).length >= n", arg=expected, timeout=30_000)
+    titles = p.evaluate(TITLES)
+    assert titles and all(t["out"] <= 1 for t in titles), titles

@@ -294,9 +294,13 @@ def plotly_costs(result, top=30):
                              marker_color=_epsilon_colour(i),
                              error_y={"type": "data", "array": 200 * sub["se"],
                                       "color": "#333333"}))
-    fig.update_layout(barmode="group", height=440, template="plotly_white",
-                      yaxis_title="extra error when protected alone (%, ± 2 SE)",
-                      margin={"t": 30}, legend={"orientation": "h", "y": -0.35})
+    # Slanted names take their length's room below the bars out of the height: at a fixed
+    # 440 px, 16 long names left a plot shorter than its y title, which was cut.
+    longest = max((len(str(c)) for c in order), default=0)
+    fig.update_layout(barmode="group", height=360 + 5 * min(longest, 120),
+                      template="plotly_white", yaxis_title="extra error (%, ± 2 SE)",
+                      margin={"t": 40}, legend={"orientation": "h", "y": 1.02,
+                                                "yanchor": "bottom"})  # above: names below
     return fig
 
 
