@@ -11,11 +11,12 @@ import functools
 import http.server
 import os
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
-from _browser import ROOT
+from _browser import DRAWN_PLOTS, PLOT_SIGNATURE, ROOT
 from test_lab import KERNEL_READY  # the kernel's status once the notebook is open
 
 # Set by `make lite-check`, which builds the site first (a stale one is never tested).
@@ -65,3 +66,34 @@ def open_notebook(page, url, name, timeout_ms=180_000):
         " && window.jupyterapp.shell.currentWidget.sessionContext", timeout=timeout_ms)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
     return page.evaluate(KERNEL_READY)
+
+
+SHOW_CELL = """async (k) => {
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  const i = notebook.widgets.map((c, i) => [c, i]).filter(([c]) => c.model.type === 'code')[k][1];
+  notebook.activeCellIndex = i;
+  await notebook.scrollToItem(i, 'start');
+}"""
+
+
+def drag_and_check_redraw(page, where, cell=None):
+    """Drag the first slider (epsilon) of the explorer in code cell ``cell`` (the app: the
+    page's first); its picture must change."""
+    if cell is not None:  # JupyterLab draws only the cells near the viewport
+        page.evaluate(SHOW_CELL, cell)
+    page.wait_for_function(f"() => ({DRAWN_PLOTS})(null).some(x => x.svg > 0 && x.points > 0)",
+                           timeout=300_000)
+    before = page.evaluate(PLOT_SIGNATURE)
+    handle = page.locator(".widget-slider .noUi-handle").first  # epsilon: always enabled
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y, steps=4)
+    page.mouse.move(x + 80, y, steps=4)
+    page.mouse.up()
+    released = time.perf_counter()
+    page.wait_for_function(f"(b) => ({PLOT_SIGNATURE})(null) !== b", arg=before,
+                           timeout=30_000, polling=50)
+    return time.perf_counter() - released

@@ -19,8 +19,8 @@ import re
 import time
 
 import pytest
-from _browser import DRAWN_PLOTS, PLOT_SIGNATURE, ROOT, check_layout, resize
-from _lite_site import PROGRESS, REQUESTED, SITE, open_notebook, serve
+from _browser import ROOT, check_layout, resize
+from _lite_site import PROGRESS, REQUESTED, SITE, drag_and_check_redraw, open_notebook, serve
 from test_lab import DONE, ERRORS  # done: idle, no cell waiting; error outputs
 
 pytestmark = pytest.mark.browser
@@ -112,37 +112,6 @@ def _check_clean(record, where):
     assert not record["console"], f"{where}: browser console errors: {record['console']}"
 
 
-SHOW_CELL = """async (k) => {
-  const notebook = window.jupyterapp.shell.currentWidget.content;
-  const i = notebook.widgets.map((c, i) => [c, i]).filter(([c]) => c.model.type === 'code')[k][1];
-  notebook.activeCellIndex = i;
-  await notebook.scrollToItem(i, 'start');
-}"""
-
-
-def _drag_and_check_redraw(page, where, cell=None):
-    """Drag the first slider (epsilon) of the explorer in code cell ``cell`` (the app: the
-    page's first); its picture must change."""
-    if cell is not None:  # JupyterLab draws only the cells near the viewport
-        page.evaluate(SHOW_CELL, cell)
-    page.wait_for_function(f"() => ({DRAWN_PLOTS})(null).some(x => x.svg > 0 && x.points > 0)",
-                           timeout=300_000)
-    before = page.evaluate(PLOT_SIGNATURE)
-    handle = page.locator(".widget-slider .noUi-handle").first  # epsilon: always enabled
-    handle.scroll_into_view_if_needed()
-    box = handle.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x + 40, y, steps=4)
-    page.mouse.move(x + 80, y, steps=4)
-    page.mouse.up()
-    released = time.perf_counter()
-    page.wait_for_function(f"(b) => ({PLOT_SIGNATURE})(null) !== b", arg=before,
-                           timeout=30_000, polling=50)
-    return time.perf_counter() - released
-
-
 @pytest.mark.parametrize("name", FULL)
 def test_notebook_runs_top_to_bottom_in_the_browser(lite_page, site_url, name, tmp_path):
     page, record = lite_page
@@ -154,7 +123,7 @@ def test_notebook_runs_top_to_bottom_in_the_browser(lite_page, site_url, name, t
     assert not page.get_by_text("Error displaying widget").count()
     explorers = [i for i, c in enumerate(_code_cells(name)) if EXPLORER.search(c)]
     if explorers:
-        redraw = _drag_and_check_redraw(page, name, explorers[-1])
+        redraw = drag_and_check_redraw(page, name, explorers[-1])
         check_layout(page, f"{name} in JupyterLite at 1024 x 768")
         print(f"\n{name}: redraw {redraw * 1000:.0f} ms after release")
     _check_clean(record, name)
@@ -174,7 +143,7 @@ def test_an_explorer_of_another_notebook_draws_and_redraws(lite_page, site_url, 
     cells = _cells_to_run(name)
     _run(page, cells)
     if name not in NO_EXPLORER:
-        redraw = _drag_and_check_redraw(page, name, cells[-1])
+        redraw = drag_and_check_redraw(page, name, cells[-1])
         resize(page, 1024, 768)
         check_layout(page, f"{name} in JupyterLite at 1024 x 768")
         print(f"\n{name}: code cells {cells} ran, redraw {redraw * 1000:.0f} ms after release")
@@ -184,7 +153,7 @@ def test_an_explorer_of_another_notebook_draws_and_redraws(lite_page, site_url, 
 def test_the_app_renders_in_voici_and_redraws(lite_page, site_url):
     page, record = lite_page
     page.goto(f"{site_url}/app/voici/render/app.html", timeout=180_000)
-    redraw = _drag_and_check_redraw(page, "the app")
+    redraw = drag_and_check_redraw(page, "the app")
     check_layout(page, "the app in Voici at 1024 x 768")
     _check_clean(record, "the app")
     print(f"\napp: redraw {redraw * 1000:.0f} ms after release")
