@@ -9,7 +9,7 @@ TEMPLATE := share/jupyter/voila/templates/ldpviz
 LAB_SETTINGS := share/jupyter/lab/settings/overrides.json
 LAB_WORKSPACE := share/jupyter/lab/workspaces/course.jupyterlab-workspace
 
-.PHONY: lab test lint unit notebooks lite lite-check app screenshots bench clean
+.PHONY: lab test lint unit notebooks lite lite-check node-check app screenshots bench clean
 
 $(STAMP): pyproject.toml $(wildcard $(TEMPLATE)/*) $(LAB_SETTINGS)
 	$(PYTHON) -m venv $(VENV)
@@ -79,9 +79,13 @@ $(LITE_STAMP): pyproject.toml
 lite: $(LITE_STAMP)  ## build the course as a static JupyterLite site in build/lite/site
 	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_SITE)
 
+node-check:  # before minutes of downloads, say what is missing
+	@command -v $(NODE) >/dev/null || { echo "lite-check needs Node.js ($(NODE) not found):" \
+		"install it (Debian: apt-get install nodejs)"; exit 1; }
+
 # Under Pyodide (Node.js): the core tests, and a fingerprint of seeded fits equal to this
 # machine's; then the built site in headless Chromium, offline.
-lite-check: $(STAMP) lite  ## test the library under wasm32 and the site in the browser
+lite-check: node-check $(STAMP) lite  ## test the library under wasm32 and the site in the browser
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py tests
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py \
 		fingerprint build/lite/fingerprint-wasm32.json
