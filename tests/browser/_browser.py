@@ -1,11 +1,46 @@
-"""What the browser tests share: the repository root and JavaScript probes of the page."""
+"""What the browser tests share: the repository root, a static file server on 127.0.0.1 and
+JavaScript probes of the page."""
 
+import functools
+import http.server
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 from ldpviz.viz._arrange import TRACK, WIDE_TRACK
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# The MIME types a browser insists on for WebAssembly and JavaScript modules (JupyterLite).
+STATIC_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript",
+                ".js": "text/javascript", ".json": "application/json",
+                ".whl": "application/octet-stream", ".zip": "application/zip",
+                ".ipynb": "application/json"}
+
+
+class _StaticHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map: ClassVar = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                                **STATIC_TYPES}
+
+    def log_message(self, *args):  # quiet: the tests report what matters
+        pass
+
+
+@contextmanager
+def serve_static(folder):
+    """Serve the files of ``folder`` on 127.0.0.1 (a free port) in a thread; yields the base
+    URL. A request the page makes for anything else shows up as one leaving 127.0.0.1."""
+    handler = functools.partial(_StaticHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 # Visible plotly plots, with how many traces and data points each one draws.
 DRAWN_PLOTS = """(root) => Array.from((root || document).querySelectorAll('.js-plotly-plot'))

@@ -1,51 +1,26 @@
 """The JupyterLite site (``make lite``) served on 127.0.0.1, and how to drive it.
 
 Shared by tests/browser/test_lite.py and benchmarks/bench_lite.py. The site is a folder of
-static files: a plain HTTP server on the loopback address serves it, with the MIME types a
-browser insists on for WebAssembly and JavaScript modules.
+static files: a plain HTTP server on the loopback address serves it (``_browser.serve_static``).
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
 
-from _browser import DRAWN_PLOTS, PLOT_SIGNATURE, ROOT
+from _browser import DRAWN_PLOTS, PLOT_SIGNATURE, ROOT, serve_static
 from test_lab import KERNEL_READY  # the kernel's status once the notebook is open
 
 # Set by `make lite-check`, which builds the site first (a stale one is never tested).
 SITE = Path(os.environ.get("LDPVIZ_LITE_SITE", ROOT / "build" / "lite" / "site"))
 REQUESTED = "LDPVIZ_LITE_SITE" in os.environ
-TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
-         ".json": "application/json", ".whl": "application/octet-stream",
-         ".zip": "application/zip", ".ipynb": "application/json"}
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map: ClassVar = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
-
-    def log_message(self, *args):  # quiet: the tests report what matters
-        pass
-
-
-@contextmanager
 def serve(site=SITE):
     """Serve ``site`` on 127.0.0.1 (a free port) in a thread; yields the base URL."""
-    handler = functools.partial(_Handler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return serve_static(site)
 
 
 # How many code cells have run (an execution count) and how many show an output.

@@ -2,12 +2,9 @@
 blocked, draws its plotly figures, and fits the window at 1024, 1366 and 1920 px; a report on a
 table of hostile names shows them as text, with no link, markup or script of theirs live."""
 
-import functools
-import http.server
-import threading
-
 import numpy as np
 import pytest
+from _browser import serve_static
 from _hostile_table import COLUMNS, LINK, MATH, PRIVATE, run_realdata, write_table
 
 from ldpviz.reproduce.whatif import whatif
@@ -71,16 +68,8 @@ def hostile_site(tmp_path_factory):
     for kind, extra in (("private", ["--private", *PRIVATE]), ("costs", [])):
         done = run_realdata(path, folder / kind, *extra)
         assert done.returncode == 0, done.stderr[-3000:]
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_static(folder) as url:
+        yield url
 
 
 # Elements the data could have made live: links and images anywhere (plotly draws <a> in its
