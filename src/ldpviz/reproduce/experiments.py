@@ -26,7 +26,6 @@ grid points. Any joblib backend works; on a cluster run the same call inside
 from __future__ import annotations
 
 import hashlib
-import inspect
 import itertools
 import json
 import os
@@ -48,7 +47,7 @@ from .._validation import check_int
 from ..datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ..masks import decade_mask, gamma_mask
 from ..partition import reuse_trees
-from .runtime import check_n_jobs
+from .runtime import check_n_jobs, fitted, read_only
 
 __all__ = ["Arm", "Mask", "SplitData", "SyntheticData", "best_over_grid", "compare", "run"]
 
@@ -313,14 +312,6 @@ def _stream(seq, key):
                                                         spawn_key=(*seq.spawn_key, word)))
 
 
-def _read_only(array):
-    """A read-only view: the data of a replication are shared by its arms, none may edit them
-    (a view, so the caller's own arrays keep their flags)."""
-    view = np.asarray(array).view()
-    view.flags.writeable = False
-    return view
-
-
 def _run_group(arms, rep, seed):
     """Every grid point of ``arms`` (which see the same data) on replication ``rep``.
 
@@ -329,7 +320,7 @@ def _run_group(arms, rep, seed):
     """
     # SeedSequence(seed, spawn_key=(rep,)) is SeedSequence(seed).spawn(reps)[rep].
     data_seq, noise_seq = np.random.SeedSequence(seed, spawn_key=(rep,)).spawn(2)
-    X, y, X_test, target = (_read_only(a) for a in
+    X, y, X_test, target = (read_only(a) for a in
                             arms[0].data.split(np.random.default_rng(data_seq)))
     masks, memo, out = {}, None, []
     for arm in arms:
@@ -337,7 +328,7 @@ def _run_group(arms, rep, seed):
         if arm.mask is not None:
             key = _canonical(vars(arm.mask))  # also for an order given as a list
             if key not in masks:
-                masks[key] = _read_only(arm.mask.build(*X.shape))
+                masks[key] = read_only(arm.mask.build(*X.shape))
             W = masks[key]
         if arm.shared_noise:
             with reuse_trees(memo) as memo:
@@ -349,16 +340,10 @@ def _run_group(arms, rep, seed):
 
 def _fit_grid(arm, X, y, X_test, target, W, noise_seq):
     """Fit every grid point of ``arm``: a list of (config_id, mse)."""
-    accepted = inspect.signature(arm.estimator).parameters
     out = []
     for config_id, config in enumerate(arm.configs()):
-        params = {**arm.params, **config}
-        if "y_bound" in accepted and "y_bound" not in params:
-            params["y_bound"] = arm.data.y_bound
-        if "random_state" in accepted:
-            params["random_state"] = _stream(noise_seq, arm.noise_key(config))
-        model = arm.estimator(**params)
-        model = model.fit(X, y) if W is None else model.fit(X, y, W=W)
+        model = fitted(arm, config, X, y, W,
+                       lambda config=config: _stream(noise_seq, arm.noise_key(config)))
         error = float(np.mean((np.asarray(model.predict(X_test)) - target) ** 2))
         out.append((config_id, error))
     return out

@@ -79,27 +79,35 @@ PILOT_MIN, PILOT_BUDGET, PILOT_SHARE = 3, 0.5, 0.03
 WORKER_START = 2.0
 
 
+def fitted(arm, config, X, y, W, random_state):
+    """``arm``'s estimator at grid point ``config``, fitted as every run fits it: the data's
+    public ``y_bound`` unless the grid sets one, and ``random_state()`` (called only then) for
+    an estimator that takes a seed."""
+    accepted = inspect.signature(arm.estimator).parameters
+    params = {**arm.params, **config}
+    if "y_bound" in accepted and "y_bound" not in params:
+        params["y_bound"] = arm.data.y_bound
+    if "random_state" in accepted:
+        params["random_state"] = random_state()
+    model = arm.estimator(**params)
+    return model.fit(X, y) if W is None else model.fit(X, y, W=W)
+
+
 def _fit_seconds(arm, config, X, y, X_test, W):
     """CPU seconds of one grid point as the runner fits it (a seeded Generator, fit, predict,
     test error). Timed once: repeating a fit on the same data warms caches the run's fits,
     which go from one grid point to the next, do not find warm (a repeated pilot ran 10-25%
     faster than the run)."""
-    accepted = inspect.signature(arm.estimator).parameters
     start = time.process_time()
-    params = {**arm.params, **config}
-    if "random_state" in accepted:
-        seed = np.random.SeedSequence(0, spawn_key=(0, 1))  # as the runner seeds a fit
-        params["random_state"] = np.random.default_rng(seed)
-    if "y_bound" in accepted and "y_bound" not in params:
-        params["y_bound"] = arm.data.y_bound
-    model = arm.estimator(**params)
-    model = model.fit(X, y) if W is None else model.fit(X, y, W=W)
+    seed = np.random.SeedSequence(0, spawn_key=(0, 1))  # as the runner seeds a fit
+    model = fitted(arm, config, X, y, W, lambda: np.random.default_rng(seed))
     np.mean((np.asarray(model.predict(X_test)) - 1.0) ** 2)
     return time.process_time() - start
 
 
-def _read_only(array):
-    """A read-only view, as the runner hands the data to every fit (some fits copy it)."""
+def read_only(array):
+    """A read-only view: the data of a replication are shared by its arms, none may edit them
+    (a view, so the caller's own arrays keep their flags); the pilot fits get the same."""
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
@@ -155,7 +163,7 @@ def estimate_seconds(arms, reps, n_jobs):
     (:func:`_grid_seconds`). The runner sends one task per split to the workers, so ``jobs``
     workers take ``ceil(reps / jobs)`` rounds. Returns ``(seconds, n_fits, jobs)``.
     """
-    X, y, X_test, _ = (_read_only(a) for a in arms[0].data.split(np.random.default_rng(0)))
+    X, y, X_test, _ = (read_only(a) for a in arms[0].data.split(np.random.default_rng(0)))
     n_train = len(y)
     rows = min(n_train, PILOT_ROWS)
     sizes = [rows] if n_train <= PILOT_ROWS else [rows // 4, rows]
