@@ -161,6 +161,30 @@ def test_depth_beyond_what_the_users_can_fill_is_refused_not_built():
     assert capped.n_cells_ <= 1000 // 50
 
 
+def test_the_tree_growth_is_counted_per_node_on_wide_tables_of_few_users():
+    """A level's work grows with tree axes x nodes, not only with tree axes x users: 300 users
+    x 20,000 public features at depth 9 counted 162 M entries before (within the budget; about
+    15 s to grow) and is now refused, naming a depth that fits. The issue's CART AdHistOfTree
+    (300 users x 2,000 features, 22 s) names depth_search='rule', whose one tree fits."""
+    n, k = 300, 20_000
+    assert partition_plan(n, n, 2, 0, 9, k).report_entries > 1 << 29 > 3 * 9 * n * k
+    with pytest.raises(ValueError, match=r"depth=9 .* use depth <= \d+") as info:
+        check_partition_budget("HistOfTree", n, n, 2, 0, 9, k)
+    ok = int(re.search(r"use depth <= (\d+)", str(info.value)).group(1))
+    assert 1 <= ok < 9
+    check_partition_budget("HistOfTree", n, n, 2, 0, ok, k)
+    with pytest.raises(ValueError):
+        check_partition_budget("HistOfTree", n, n, 2, 0, ok + 1, k)
+
+    rng = np.random.default_rng(0)
+    X = rng.random((n, 2000))
+    model = AdHistOfTree(epsilon=8, y_bound=3, rule="cart", random_state=0)
+    with pytest.raises(ValueError, match=r"depth search .* pass depth_search='rule'"):
+        model.fit(X, X[:, :3].sum(axis=1), np.zeros(X.shape, dtype=bool))
+    one_tree = partition_plan(n, n, model.t_, model.s_, model.depth_, 2000 - model.s_, "cart")
+    assert exceeds_budget(one_tree, n) is None
+
+
 def test_hist_grids_and_per_user_noise_go_through_the_same_budget():
     X, y = make_paper_regression(2000, random_state=0)
     with pytest.raises(ValueError, match=r"Hist on d=5 features with t=40 .* use t <= 16"):

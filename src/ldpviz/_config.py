@@ -33,7 +33,8 @@ DEFAULTS = {
     # Cells of one partition (t^s histogram cells x tree leaves, or Hist's t^d grid).
     "max_cells": 1 << 20,
     # Per-user report entries the randomizers touch (users x cells or users x leaves, about
-    # 10 ns each): a fit may touch this many in all (about 5 s) ...
+    # 10 ns each), the public tree's growth counted in the same units (growth_entries): a fit
+    # may touch this many in all (about 5 s) ...
     "max_report_entries": 1 << 29,
     # ... or, with more users, this many per user (about 20 s per million users).
     "max_report_entries_per_user": 1 << 11,
@@ -55,8 +56,9 @@ def get_config():
     max_report_entries, max_report_entries_per_user : int
         The randomizers of one fit may touch at most ``max(max_report_entries, n *
         max_report_entries_per_user)`` per-user report entries (users x cells for binary RR,
-        users x tree leaves for GRR, n = users reporting): a few seconds for any fit, or a
-        bounded time per user for many users.
+        users x tree leaves for GRR, n = users reporting), the public tree's growth counted
+        in the same units (about 10 ns each): a few seconds for any fit, or a bounded time per
+        user for many users.
     max_bytes : int
         Largest working memory, in bytes, one fit may allocate.
     """
@@ -120,9 +122,17 @@ _USER_BLOCK = 1 << 19
 # Bytes per tree node while the public tree grows: two per-node box arrays in Python lists, their
 # stacked copies and the node's split fields.
 _NODE_BYTES = 400
-# A CART level costs a few times a max-edge level per (user, tree axis): it sorts the users'
-# 256 bins on every axis (benchmarks/bench_inputs.py, AdHistOfTree on 300 users x 2,000
-# features: 21.6 s against 6.5 s).
+# The tree growth's work, in report entries (about 10 ns each): each level passes over every
+# (user, tree axis) once per statistic (count, label sums, square), and every (tree axis, node)
+# costs about _NODE_COST such entries per statistic (the tables of both halves or of the 256
+# bins, their squared deviations and gains). Counted by users alone, wide tables of few users
+# and deep trees ran at up to 16 times the time of a cell report's entry; counted with the
+# nodes, 0.6 to 2.5 times (13 growths from 100 users x 3,000 axes to a million users x 3 axes,
+# depth 4 to 20, and whole AdHistOfTree and classifier fits, in one run at load 2.3: growth
+# 2.1 to 8.1 ns per entry, cell reports 3.3; at load 5, where timings spread, 10 to 37 against
+# 7.9). benchmarks/bench_inputs.py --calibrate prints these ratios. A CART level
+# costs about _CART_LEVEL_COST max-edge levels: it sorts the users' 256 bins on every axis.
+_NODE_COST = 20
 _CART_LEVEL_COST = 4
 # Beyond 2^_LOG2_CAP everything exceeds any budget: sizes are compared in log2 up to there.
 _LOG2_CAP = 200
@@ -136,7 +146,8 @@ class PartitionPlan(NamedTuple):
     nodes : tree nodes (2 leaves - 1).
     report_entries : users x cells (binary RR: one bit per cell) or users x leaves x (1 + label
         columns) (GRR) entries the cell reports touch, plus the per-chunk passes over all cells
-        and the tree growth's passes over users x tree axes, per level (a proxy for time).
+        and the tree growth's work (:func:`growth_entries`): a proxy for time, about 10 ns
+        each.
     nbytes : working memory of the fit in bytes (an upper bound: per-cell arrays, tree nodes,
         the chunks of the cell reports and the per-user arrays besides the data).
     """
@@ -173,8 +184,7 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     mechanism : "grr" touches each user's potential leaves; "rr" and "auto" one bit per cell.
     n_patterns : distinct sets of hidden histogram axes among the users (groups of the sums).
     growths : public trees grown (AdHistOfTree's depth search grows one per fold besides the
-        fit's): each level of each passes over every (user, tree axis) for the count and the
-        label sums, entries counted with the report's.
+        fit's), each counted by :func:`growth_entries` with the report's entries.
     """
     full = _pow(2, depth if n_tree_axes else 0)
     min_child = max(min_samples_leaf, 1 if rule == "cart" else 0)
@@ -185,12 +195,11 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
     # cell, summed over all label columns at once (ldpviz._cell_groups.rr_bit_sums).
     touched = leaves * (1 + m) if mechanism == "grr" else cells
     chunks = -(-n_report * cells * m // _CHUNK_ENTRIES) if n_report else 0
+    nodes = 2 * leaves - 1
     # each user also walks the tree: at most min(depth, leaves) levels
     entries = (n_report * (touched + min(depth, leaves))
                + chunks * cells * (1 + m) * n_patterns
-               + growths * (depth if n_tree_axes else 0) * (m + 2) * n_tree * n_tree_axes
-               * (_CART_LEVEL_COST if rule == "cart" else 1))
-    nodes = 2 * leaves - 1
+               + growths * growth_entries(n_tree, depth, n_tree_axes, nodes, rule, m))
     # Per cell: the report sums, their moments and the estimate's per-level arrays, about
     # 250 + 330 m bytes (measured with tracemalloc: 16,384 to 1,048,576 cells, 1 to 20 label
     # columns, either estimate; 580 bytes for regression). Binary RR's work arrays hold up to
@@ -204,6 +213,16 @@ def partition_plan(n_tree, n_report, t, s, depth, n_tree_axes, rule="max-edge",
               + users * (24 + 8 * m + 2 * (s + n_tree_axes))
               + 128 * (m - 1) * min(users, _USER_BLOCK))
     return PartitionPlan(cells, leaves, nodes, entries, nbytes)
+
+
+def growth_entries(n_tree, depth, n_tree_axes, nodes, rule="max-edge", n_outputs=1):
+    """The work of growing one public tree of ``nodes`` nodes, in report entries (about 10 ns
+    each): ``(m + 2) k (depth n + _NODE_COST nodes)``, times ``_CART_LEVEL_COST`` for CART
+    (the constants' comment gives the measurement)."""
+    if not (depth and n_tree_axes):
+        return 0
+    return ((n_outputs + 2) * n_tree_axes * (depth * n_tree + _NODE_COST * nodes)
+            * (_CART_LEVEL_COST if rule == "cart" else 1))
 
 
 def report_entries_allowed(n_report, config=None):
