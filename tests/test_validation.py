@@ -588,3 +588,14 @@ def test_random_mask_exact_is_true_or_false(exact):
 
     with pytest.raises(TypeError, match=r"^exact must be True or False"):
         random_mask(10, 3, 0.5, random_state=0, exact=exact)
+
+
+@pytest.mark.parametrize("d", [5, 1024, 2000])
+def test_the_whatif_grids_take_a_table_of_a_thousand_columns(d):
+    """Hist's grid compared float(t) ** d with n / 2: an OverflowError from 1,024 columns on."""
+    from ldpviz.reproduce.grids import whatif_grids
+
+    hist = whatif_grids(300, d, 2, personalized=True)["hist"]
+    ts = sorted({t for grid in hist.subgrids for t in grid["t"]})
+    assert ts == ([1, 2] if d == 5 else [1])  # t^d <= 150 cells
+    assert d == 5 or any("only t = 1" in note for note in hist.notes)

@@ -224,7 +224,7 @@ def _hot_grid(cand, n_train, s, rho_matters_at_t1):
 
 
 def _hist_grid(cand, n_train, d):
-    ts = [t for t in cand["t"] if float(t) ** d <= n_train / 2]
+    ts = [t for t in cand["t"] if t**d <= n_train / 2]
     dropped = [t for t in cand["t"] if t not in ts]
     notes = []
     if dropped:
