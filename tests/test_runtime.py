@@ -54,11 +54,61 @@ def test_the_estimate_counts_every_grid_point_of_every_split(pilot):
     assert {masked for method, _, _, masked in pilot if method == "A"} == {True}
 
 
-def test_a_large_table_is_timed_at_two_sizes_and_extrapolated(pilot):
+def test_a_large_table_is_timed_at_three_sizes_and_extrapolated(pilot):
     arms = _arms(100_000, {"depth": (1, 3)})
     seconds, n_fits, _ = runtime.estimate_seconds(arms, 2, None)
-    assert {rows for *_, rows, _ in pilot} == {runtime.PILOT_ROWS // 4, runtime.PILOT_ROWS}
+    assert {rows for *_, rows, _ in pilot} == {runtime.PILOT_ROWS // 4, runtime.PILOT_ROWS,
+                                               70_000}  # the third: the table itself
     assert seconds == pytest.approx(n_fits * 2 * 1e-6 * 70_000)  # linear in n: exact
+
+
+def _power_law(monkeypatch, seconds_at):
+    calls = []
+
+    def seconds(arm, config, X, y, X_test, W):
+        calls.append(len(y))
+        return config["depth"] * seconds_at(len(y))
+
+    monkeypatch.setattr(runtime, "_fit_seconds", seconds)
+    return calls
+
+
+@pytest.mark.parametrize("exponent", [1.0, 1.3, 1.6])
+def test_the_extrapolation_recovers_a_known_growth_in_n(monkeypatch, exponent):
+    """Fits whose time grows as n**exponent: the pilots at 5,000, 20,000 and 80,000 rows find
+    the exponent and the estimate at 700,000 training rows is that power (a line through the
+    two smaller sizes would fall short by (700,000 / 20,000)**0.3 = 2.9x at n**1.3)."""
+    calls = _power_law(monkeypatch, lambda rows: 1e-9 * rows**exponent)
+    arms = _arms(1_000_000, {"depth": (1, 2, 3)})[:1]
+    estimate, n_fits, _ = runtime.estimate_seconds(arms, 20, None)
+    assert sorted(set(calls)) == [5_000, 20_000, 4 * runtime.PILOT_ROWS]
+    assert calls.count(4 * runtime.PILOT_ROWS) == 1  # the third size: the costliest point
+    assert estimate == pytest.approx(n_fits * 2 * 1e-9 * 700_000**exponent, rel=1e-6)
+
+
+def test_a_fixed_cost_does_not_make_a_fit_grow_slower_than_n(monkeypatch):
+    """A fixed cost flattens the pilots' slope below 1; the estimate still grows as n from the
+    largest pilot size, never slower (every fit reads every row)."""
+    _power_law(monkeypatch, lambda rows: 0.01 + 1e-7 * rows)
+    arms = _arms(1_000_000, {"depth": (1,)})[:1]
+    estimate, n_fits, _ = runtime.estimate_seconds(arms, 20, None)
+    at_third = 0.01 + 1e-7 * 4 * runtime.PILOT_ROWS
+    assert estimate == pytest.approx(n_fits * at_third * 700_000 / (4 * runtime.PILOT_ROWS))
+
+
+def test_the_third_size_stays_within_the_pilot_s_share(monkeypatch):
+    """One split of a costly grid: the third pilot size shrinks so that its one fit costs at
+    most PILOT_SHARE of the grid's estimated run, and is skipped below twice the second."""
+    calls = _power_law(monkeypatch, lambda rows: 1e-4 * rows)  # 2 s at 20,000 rows
+    arms = _arms(1_000_000, {"depth": (1,)})[:1]
+    estimate, n_fits, _ = runtime.estimate_seconds(arms, 1, None)
+    assert max(calls) == runtime.PILOT_ROWS  # 70 s estimated: 2.1 s allowed, 4 s needed
+    assert estimate == pytest.approx(n_fits * 1e-4 * 700_000)
+    calls.clear()
+    estimate, n_fits, _ = runtime.estimate_seconds(arms, 2, None)
+    third = max(calls)  # 140 s estimated: 4.2 s allowed, at most 42,000 rows
+    assert 2 * runtime.PILOT_ROWS <= third <= 42_000
+    assert estimate == pytest.approx(n_fits * 1e-4 * 700_000)
 
 
 def test_workers_take_one_split_each_per_round(pilot):

@@ -67,8 +67,9 @@ def duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
-#: Training rows of the pilot fits; above, they are timed at this many and a quarter of it and
-#: extrapolated to the table's size.
+#: Training rows of the pilot fits; above, they are timed at this many and a quarter of it
+#: (beyond twice as many, the costliest point also at up to four times as many) and
+#: extrapolated to the table's size (:func:`_grid_seconds`).
 PILOT_ROWS = 20_000
 #: Pilot fits per (method, sub-grid): grid points in random order, each timed, until at least
 #: :data:`PILOT_MIN` are and they took :data:`PILOT_BUDGET` CPU seconds or, for a costly
@@ -113,41 +114,66 @@ def read_only(array):
     return view
 
 
-def _timed(arm, order, size, data, W, fits, first=()):
+def _timed(arm, order, size, data, W, fits, first=(), at_most=None):
     """{grid point: CPU seconds} at ``size`` rows: ``first``, then the points of ``order``,
     until :data:`PILOT_MIN` are timed and they took the pilot's budget (see
-    :data:`PILOT_SHARE`; ``fits``: the grid's fits in the run)."""
+    :data:`PILOT_SHARE`; ``fits``: the grid's fits in the run), or ``at_most`` are timed."""
     X, y, X_test = data
     configs, times = arm.configs(), {}
     for i in [*first, *(i for i in order if i not in first)]:
         times[i] = _fit_seconds(arm, configs[i], X[:size], y[:size], X_test[:size], W)
         spent = sum(times.values())
-        if len(times) >= PILOT_MIN and spent >= max(PILOT_BUDGET,
-                                                     PILOT_SHARE * fits * spent / len(times)):
+        if len(times) == at_most or (len(times) >= PILOT_MIN and spent >= max(
+                PILOT_BUDGET, PILOT_SHARE * fits * spent / len(times))):
             break
     return times
+
+
+def _growth(sizes, means):
+    """Exponent b of ``time ~ n**b`` fitted (least squares in log-log) to the pilot means, at
+    least 1: every fit reads every row, and a smaller slope only says a fixed overhead still
+    weighs at the pilot sizes."""
+    b = np.polyfit(np.log(sizes), np.log(np.maximum(means, 1e-12)), 1)[0]
+    return max(float(b), 1.0)
 
 
 def _grid_seconds(arm, data, W, sizes, n_train, fits):
     """CPU seconds of an average grid point of ``arm`` at ``n_train`` rows.
 
-    With one pilot size, the mean over the timed points. With two, every point is first timed
-    at the small size as far as the budget goes, then at the large size the costliest of them
-    and others in random order: the large size's mean is the small one's scaled by the ratio
-    of their sums over the points timed at both (the costly points, which dominate the run,
-    also dominate that ratio), and extrapolated linearly in n beyond.
+    With one pilot size, the mean over the timed points. With more, every point is first
+    timed at the smallest size as far as the budget goes, then at each larger size the
+    costliest of them first and others in random order while the budget lasts (at the third
+    size, the costliest alone, when its fit fits the pilot's share): a size's mean is the
+    previous one's scaled by the ratio of their sums over the points timed at both (the
+    costly points, which dominate the run, also dominate that ratio). Beyond the largest
+    size the mean grows as a power of n fitted to the sizes' means (:func:`_growth`).
+    Measured (``benchmarks/bench_whatif.py``): from 20,000 to 700,000 rows a fit's time grows
+    as n^1.2-1.3 (sorts, and arrays that leave the caches), while from 5,000 to 20,000 it
+    grows as n^1.0 or less (fixed costs): a line through those two underestimated a
+    1,000,000-row run by half; the third size sees the steeper part.
     """
     order = np.random.default_rng(0).permutation(len(arm.configs())).tolist()
-    small = _timed(arm, order, sizes[0], data, W[sizes[0]], fits)
-    mean_small = float(np.mean(list(small.values())))
+    small = _timed(arm, order, sizes[0], data, W(sizes[0]), fits)
+    means = [float(np.mean(list(small.values())))]
     if len(sizes) == 1:
-        return mean_small
+        return means[0]
     costliest = max(small, key=small.get)
-    large = _timed(arm, [i for i in order if i in small], sizes[1], data, W[sizes[1]], fits,
+    large = _timed(arm, [i for i in order if i in small], sizes[1], data, W(sizes[1]), fits,
                    first=(costliest,))
-    mean_large = mean_small * sum(large.values()) / max(sum(small[i] for i in large), 1e-12)
-    slope = (mean_large - mean_small) / (sizes[1] - sizes[0])
-    return mean_large + max(slope, 0.0) * (n_train - sizes[1])
+    means.append(means[0] * sum(large.values()) / max(sum(small[i] for i in large), 1e-12))
+    used = sizes[:2]
+    if len(sizes) > 2:
+        # One fit of the costliest point at a third size: the largest up to sizes[2] that
+        # its pilot's share allows (linear guess), if at least twice the second.
+        share = max(PILOT_BUDGET, PILOT_SHARE * fits * means[1]
+                    * (n_train / sizes[1]) ** _growth(used, means))
+        third = min(sizes[2], int(sizes[1] * share / max(large[costliest], 1e-12)))
+        if third >= 2 * sizes[1]:
+            timed = _timed(arm, [], third, data, W(third), fits, first=(costliest,),
+                           at_most=1)
+            means.append(means[1] * timed[costliest] / max(large[costliest], 1e-12))
+            used = [*sizes[:2], third]
+    return means[-1] * (n_train / used[len(means) - 1]) ** _growth(used, means)
 
 
 def estimate_seconds(arms, reps, n_jobs):
@@ -159,14 +185,18 @@ def estimate_seconds(arms, reps, n_jobs):
     :data:`PILOT_BUDGET` seconds, or :data:`PILOT_SHARE` of the grid's estimated share of the
     run, on it (a grid's cost varies with more than its depth: a tree with a large minimum
     leaf is cheap at any depth). Tables with more than :data:`PILOT_ROWS` training rows are
-    timed at that many rows and at a quarter of it, and the time is extrapolated to n
-    (:func:`_grid_seconds`). The runner sends one task per split to the workers, so ``jobs``
-    workers take ``ceil(reps / jobs)`` rounds. Returns ``(seconds, n_fits, jobs)``.
+    timed at that many rows and at a quarter of it (beyond twice that many, the costliest
+    point also at up to four times as many, within the pilot's share), and the time is
+    extrapolated to n as a power of n fitted to the pilot sizes (:func:`_grid_seconds`).
+    The runner sends one task per split to the workers, so ``jobs`` workers take
+    ``ceil(reps / jobs)`` rounds. Returns ``(seconds, n_fits, jobs)``.
     """
     X, y, X_test, _ = (read_only(a) for a in arms[0].data.split(np.random.default_rng(0)))
     n_train = len(y)
     rows = min(n_train, PILOT_ROWS)
     sizes = [rows] if n_train <= PILOT_ROWS else [rows // 4, rows]
+    if n_train > 2 * PILOT_ROWS:
+        sizes.append(min(n_train, 4 * PILOT_ROWS))
 
     def key_of(arm):
         return arm.method, arm.estimator, repr(arm.grid), arm.mask is None
@@ -175,17 +205,23 @@ def estimate_seconds(arms, reps, n_jobs):
     for arm in arms:
         fits[key_of(arm)] = fits.get(key_of(arm), 0) + len(arm.configs()) * reps
     pilot, masks, total = {}, {}, 0.0
+
+    def mask_of(arm):
+        def at(m):  # the arm's mask at m rows, built once per (mask, m)
+            if arm.mask is None:
+                return None
+            if (repr(arm.mask), m) not in masks:
+                masks[repr(arm.mask), m] = arm.mask.build(m, X.shape[1])
+            return masks[repr(arm.mask), m]
+        return at
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for arm in arms:
             key = key_of(arm)
             if key not in pilot:
-                W = {}
-                for m in sizes:
-                    if arm.mask is not None and (repr(arm.mask), m) not in masks:
-                        masks[repr(arm.mask), m] = arm.mask.build(m, X.shape[1])
-                    W[m] = None if arm.mask is None else masks[repr(arm.mask), m]
-                pilot[key] = _grid_seconds(arm, (X, y, X_test), W, sizes, n_train, fits[key])
+                pilot[key] = _grid_seconds(arm, (X, y, X_test), mask_of(arm), sizes, n_train,
+                                           fits[key])
             total += len(arm.configs()) * reps * pilot[key]
     jobs = effective_jobs(n_jobs, reps)
     seconds = total / reps * math.ceil(reps / jobs)
