@@ -54,7 +54,8 @@ AdHistOfTree CART, 300 users x 500 features                2.7                  
 
 All 13 growths: 2.1 to 8.1 ns per entry (0.6 to 2.5 times a cell report's entry); counted by
 users alone they ran at 2.3 to 54 ns. At load 5 the same run gave 10 to 37 ns against 7.9 for
-the reports. A fit at the whole budget (2^29 entries) thus takes about 1 to 4 s at load 2.3
+the reports; another run at load 2.4 gave 4.1 to 13.3 ns against 4.6 (0.9 to 2.9 times).
+A fit at the whole budget (2^29 entries) thus takes about 1 to 4 s at load 2.3
 (5 to 20 s at load 5). AdHistOfTree CART on 300 users x 2,000 features (22 s at load 6-11)
 and max-edge on 10,000 features are now refused before round 1, naming depth_search='rule';
 the refusal itself costs the selection's (d + 1)^2 tables: 1.3 s at 10,000 features (6.7 s

@@ -130,7 +130,8 @@ _NODE_BYTES = 400
 # nodes, 0.6 to 2.5 times (13 growths from 100 users x 3,000 axes to a million users x 3 axes,
 # depth 4 to 20, and whole AdHistOfTree and classifier fits, in one run at load 2.3: growth
 # 2.1 to 8.1 ns per entry, cell reports 3.3; at load 5, where timings spread, 10 to 37 against
-# 7.9). benchmarks/bench_inputs.py --calibrate prints these ratios. A CART level
+# 7.9; another run at load 2.4: 4.1 to 13.3 against 4.6, 0.9 to 2.9 times).
+# benchmarks/bench_inputs.py --calibrate prints these ratios. A CART level
 # costs about _CART_LEVEL_COST max-edge levels: it sorts the users' 256 bins on every axis.
 _NODE_COST = 20
 _CART_LEVEL_COST = 4
