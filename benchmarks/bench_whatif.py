@@ -13,10 +13,15 @@ in-process without the cache):
 1. 58 features, 200 rows, 20 splits, epsilon in {1, 2, 4}: three protected columns, and the
    per-column costs (no ``--private``). Target (issue 13): under 3 minutes on 2 cores.
 2. 10 features, 2,000 rows, 10 splits, epsilon in {1, 2, 4}, two protected columns.
-3. 10 features, 60,000 rows (42,000 training rows: the estimate extrapolates from pilots at
-   5,000 and 20,000 rows), 2 splits, epsilon 2, two protected columns.
-4. (unless ``--skip-big``) 1,000,000 rows, 10 features, epsilon 2, ``--big-reps`` splits; the
-   estimate of the default plan (20 splits, three epsilons) is printed too.
+3. 10 features, 60,000 rows (42,000 training rows: pilots at 5,000 and 20,000 rows, and each
+   grid's costliest point at 42,000), 2 splits, epsilon 2, two protected columns.
+4. (unless ``--skip-big``) 1,000,000 rows, 10 features, epsilon 2, ``--big-reps`` splits
+   (700,000 training rows: pilots at 5,000 and 20,000 rows, the costliest point at up to
+   80,000, extrapolated as a power of n); the estimate of the default plan (20 splits, three
+   epsilons) is printed too.
+
+Each line also prints the pilot fits' own CPU seconds (the estimate's cost, paid before every
+run).
 
 Usage: ``python benchmarks/bench_whatif.py [--n-jobs 1] [--big-reps 1] [--skip-big]``
 (``--n-jobs 2`` measures the parallel wall time; the CPU seconds then include the workers').
@@ -48,16 +53,18 @@ def _children_cpu():
 
 def _run(argv):
     """Run the command; return (estimate s, wall s, total wall s, CPU s, its plan line or
-    error, exit code).
+    error, exit code, the pilot's CPU s).
     The times run from the estimate (after the pilot fits) to the end, report written; the
     CPU seconds are this process's and, after the worker pool is shut down, its workers'."""
     from joblib.externals.loky import get_reusable_executor
 
-    estimates, clocks = [], []
+    estimates, clocks, pilots = [], [], []
     estimate = whatif_module.estimate_seconds
 
     def recorded(*args, **kwargs):
+        begin = time.process_time()
         out = estimate(*args, **kwargs)
+        pilots.append(time.process_time() - begin)
         estimates.append(out[0])
         clocks.append((time.process_time(), _children_cpu(), time.perf_counter()))
         return out
@@ -78,12 +85,12 @@ def _run(argv):
     lines = [line for line in out.getvalue().splitlines() if line.startswith("plan:")]
     lines += [line for line in err.getvalue().splitlines() if line.startswith("ldpviz: error")]
     return (estimates[-1] if estimates else float("nan")), wall, total, cpu, " ".join(lines), \
-        code
+        code, (pilots[-1] if pilots else float("nan"))
 
 
 def _report(label, argv, n_jobs, budget=None):
     before = os.getloadavg()[0]
-    estimate, wall, total, cpu, plan, code = _run(argv)
+    estimate, wall, total, cpu, plan, code, pilot = _run(argv)
     after = os.getloadavg()[0]
     # The estimate is the idle wall time with n_jobs workers: compare the CPU seconds per job.
     measured = cpu / n_jobs
@@ -91,8 +98,8 @@ def _report(label, argv, n_jobs, budget=None):
         f"; in all {total:.0f} s, / 3 min {total / budget:.2f}"
         + (" OVER BUDGET" if total > budget else ""))
     print(f"{label}: estimate {estimate:7.1f} s, measured {measured:7.1f} CPU s per job "
-          f"(ratio {estimate / measured:.2f}); wall {wall:6.1f} s after the estimate, at "
-          f"load {before:.1f}-{after:.1f}{verdict} (exit {code})")
+          f"(ratio {estimate / measured:.2f}; pilot {pilot:.1f} CPU s); wall {wall:6.1f} s "
+          f"after the estimate, at load {before:.1f}-{after:.1f}{verdict} (exit {code})")
     if code:
         print(f"    {plan}")
     return estimate / measured
