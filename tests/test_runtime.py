@@ -152,3 +152,24 @@ def test_a_large_table_s_costliest_point_sets_the_scale(monkeypatch):
     assert sum(rows == runtime.PILOT_ROWS for _, rows in calls) < 10  # the budget binds
     exact = np.mean([1e-5 * 20_000 * (1 + 99 * (d == 10)) for d in range(1, 11)])
     assert estimate >= 0.99 * exact * n_fits  # at least the large pilot size's cost
+
+
+def test_a_fast_grid_is_timed_again_and_each_point_gets_its_median(monkeypatch):
+    """A grid of millisecond fits timed whole before the budget: further passes while the
+    pilot stays under PILOT_SHARE of the grid's run, and a point's one slow timing (here its
+    first, ten times the others) does not set the estimate."""
+    calls = []
+
+    def seconds(arm, config, X, y, X_test, W):
+        calls.append(config["depth"])
+        return 1e-3 * config["depth"] * (10 if calls.count(config["depth"]) == 1 else 1)
+
+    monkeypatch.setattr(runtime, "_fit_seconds", seconds)
+    arms = _arms(1000, {"depth": (1, 2, 3)})[:1]
+    estimate, n_fits, _ = runtime.estimate_seconds(arms, 1000, None)
+    assert len(calls) == 3 * runtime.PILOT_PASSES  # 3 x 10 fits: 0.07 s < 3% of a 6 s run
+    assert estimate == pytest.approx(n_fits * 2e-3)
+    calls.clear()
+    estimate, n_fits, _ = runtime.estimate_seconds(arms, 1, None)
+    assert len(calls) == 3  # a 6 ms run: one pass, its timings as they are
+    assert estimate == pytest.approx(n_fits * 2e-2)

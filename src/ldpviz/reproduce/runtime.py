@@ -76,6 +76,8 @@ PILOT_ROWS = 20_000
 #: grid, :data:`PILOT_SHARE` of what its fits in the run are estimated to take (every point of
 #: a grid of fast fits is timed; a costly grid's mean is not left to three random points).
 PILOT_MIN, PILOT_BUDGET, PILOT_SHARE = 3, 0.5, 0.03
+#: Passes over a grid of fast fits, timed whole before its budget (:func:`_timed`).
+PILOT_PASSES = 10
 #: Seconds to start the worker processes of a parallel run (measured: 1-2 s each).
 WORKER_START = 2.0
 
@@ -96,9 +98,10 @@ def fitted(arm, config, X, y, W, random_state):
 
 def _fit_seconds(arm, config, X, y, X_test, W):
     """CPU seconds of one grid point as the runner fits it (a seeded Generator, fit, predict,
-    test error). Timed once: repeating a fit on the same data warms caches the run's fits,
-    which go from one grid point to the next, do not find warm (a repeated pilot ran 10-25%
-    faster than the run)."""
+    test error). A costly point is timed once: repeating a fit on the same data warms caches
+    the run's fits, which go from one grid point to the next, do not find warm (a repeated
+    pilot ran 10-25% faster than the run); only grids of fast fits are timed again
+    (:func:`_timed`)."""
     start = time.process_time()
     seed = np.random.SeedSequence(0, spawn_key=(0, 1))  # as the runner seeds a fit
     model = fitted(arm, config, X, y, W, lambda: np.random.default_rng(seed))
@@ -117,16 +120,27 @@ def read_only(array):
 def _timed(arm, order, size, data, W, fits, first=(), at_most=None):
     """{grid point: CPU seconds} at ``size`` rows: ``first``, then the points of ``order``,
     until :data:`PILOT_MIN` are timed and they took the pilot's budget (see
-    :data:`PILOT_SHARE`; ``fits``: the grid's fits in the run), or ``at_most`` are timed."""
+    :data:`PILOT_SHARE`; ``fits``: the grid's fits in the run), or ``at_most`` are timed.
+
+    A grid timed whole before its budget is timed again, up to :data:`PILOT_PASSES` passes,
+    while the pilot costs less than :data:`PILOT_SHARE` of the grid's run, and each point
+    gets its median: one pass of millisecond fits gave estimates from 0.8 to 1.8 times the
+    run (benchmarks/bench_whatif.py, the per-column case)."""
     X, y, X_test = data
     configs, times = arm.configs(), {}
-    for i in [*first, *(i for i in order if i not in first)]:
-        times[i] = _fit_seconds(arm, configs[i], X[:size], y[:size], X_test[:size], W)
-        spent = sum(times.values())
-        if len(times) == at_most or (len(times) >= PILOT_MIN and spent >= max(
-                PILOT_BUDGET, PILOT_SHARE * fits * spent / len(times))):
+    points = [*first, *(i for i in order if i not in first)]
+    spent = n_fits = 0
+    for _ in range(PILOT_PASSES):
+        for i in points:
+            times.setdefault(i, []).append(
+                _fit_seconds(arm, configs[i], X[:size], y[:size], X_test[:size], W))
+            spent, n_fits = spent + times[i][-1], n_fits + 1
+            if n_fits == at_most or (len(times) >= PILOT_MIN and spent >= max(
+                    PILOT_BUDGET, PILOT_SHARE * fits * spent / n_fits)):
+                return {i: float(np.median(t)) for i, t in times.items()}
+        if spent >= min(PILOT_BUDGET, PILOT_SHARE * fits * spent / n_fits):
             break
-    return times
+    return {i: float(np.median(t)) for i, t in times.items()}
 
 
 def _growth(sizes, means):
