@@ -124,8 +124,9 @@ def _timed(arm, order, size, data, W, fits, first=(), at_most=None):
 
     A grid timed whole before its budget is timed again, up to :data:`PILOT_PASSES` passes,
     while the pilot costs less than :data:`PILOT_SHARE` of the grid's run, and each point
-    gets its median: one pass of millisecond fits gave estimates from 0.8 to 1.8 times the
-    run (benchmarks/bench_whatif.py, the per-column case)."""
+    gets its median: one pass of millisecond fits gave estimates from 0.70 to 2.33 times the
+    run, repeated passes 0.65 to 1.33 (benchmarks/bench_whatif.py's per-column case, 17 and
+    16 runs at load 2-4)."""
     X, y, X_test = data
     configs, times = arm.configs(), {}
     points = [*first, *(i for i in order if i not in first)]
