@@ -188,7 +188,7 @@ def _grid_seconds(arm, data, W, sizes, n_train, fits):
                            at_most=1)
             means.append(means[1] * timed[costliest] / max(large[costliest], 1e-12))
             used = [*sizes[:2], third]
-    return means[-1] * (n_train / used[len(means) - 1]) ** _growth(used, means)
+    return means[-1] * (n_train / used[-1]) ** _growth(used, means)
 
 
 def estimate_seconds(arms, reps, n_jobs):
