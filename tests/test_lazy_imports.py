@@ -67,3 +67,12 @@ def test_an_estimator_reached_lazily_pickles():
     again = pickle.loads(pickle.dumps(model))
     assert type(again) is ldpviz.HistOfTree
     assert np.array_equal(again.predict(X), model.predict(X))
+
+
+def test_mechanisms_partitions_and_datasets_load_neither_scipy_nor_sklearn():
+    # The course's first cells use these; in the browser (Pyodide) scikit-learn and scipy take
+    # seconds to import from source, so they load with the estimators that use them.
+    loaded = _modules_after("import ldpviz.mechanisms, ldpviz.partition, ldpviz.datasets")
+    assert {"ldpviz", "numpy", "pandas"} <= loaded
+    assert not loaded & {"scipy", "sklearn"}, sorted(loaded & {"scipy", "sklearn"})
+

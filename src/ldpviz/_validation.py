@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from collections import Counter
 from decimal import Decimal
 
 import numpy as np
-from scipy import sparse as sp
-from sklearn.exceptions import DataConversionWarning
 
 from ._array_kinds import date_entry_error, refuse_non_numbers
 
 
 class PrivacyWarning(UserWarning):
     """A public parameter was read off private data, so the release leaks beyond epsilon."""
+
+
+def is_sparse(data) -> bool:
+    """Whether ``data`` is a scipy sparse matrix or array. Data can only be one once
+    scipy.sparse is loaded, so the checks of ``import ldpviz.mechanisms`` and friends do not
+    load scipy and scikit-learn (seconds on a first visit of the browser course)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(data)
 
 
 def shown(value):
@@ -228,7 +235,7 @@ def as_float_array(data, name="X"):
     """
     if data is None:
         raise TypeError(f"{name} is None; pass an array of numbers.")
-    if sp.issparse(data):
+    if is_sparse(data):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         f"array ({name}.toarray() if it fits in memory).")
     refuse_non_numbers(data, name)
@@ -368,6 +375,8 @@ def check_label_shape(y, n_samples, name="y", dtype=None):
                          f"{name} is None.")
     y = as_float_array(y, name) if dtype is float else _as_label_array(y, name)
     if y.ndim == 2 and y.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning
+
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
                       "the shape of y to (n_samples, ), for example using ravel().",
                       DataConversionWarning, stacklevel=4)
@@ -382,7 +391,7 @@ def check_label_shape(y, n_samples, name="y", dtype=None):
 
 def _as_label_array(y, name):
     """Class labels as an array: not sparse, not complex, no pandas missing values."""
-    if sp.issparse(y):
+    if is_sparse(y):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         "array.")
     refuse_non_numbers(y, name, "labels")
@@ -413,7 +422,7 @@ def check_mask(W, shape, name="W"):
     Only booleans and the numbers 0 and 1 are accepted: strings ('0', 'yes'), NaN and any
     other number are refused with the position of the first offending entry.
     """
-    if sp.issparse(W):
+    if is_sparse(W):
         raise TypeError(f"{name} is a sparse matrix; sparse data is not supported: pass a dense "
                         "0/1 array.")
     refuse_non_numbers(W, name, "mask")

@@ -20,7 +20,6 @@ from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from ._tree_grid import GRID_POTENTIAL_ENTRIES, TreeGrid, hiding_patterns
 from ._tree_growth import CART_BINS, TREE_MEMO, TreeMemo, grow, reuse_trees
@@ -159,6 +158,8 @@ class Histogram:
         for rows, shown, cell in self._published_cells(X, W):
             w = weights if rows is None else weights[rows]
             if shown:
+                from scipy import sparse
+
                 onehot = sparse.csr_matrix((np.ones(len(w)), (cell, np.arange(len(w)))),
                                            shape=(t ** len(shown), len(w)))
                 block = onehot @ w

@@ -7,7 +7,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import Bunch
 
 from .._validation import PrivacyWarning, is_real_number, real_or_infinite, shown
 from ..masks import aligned_s_star
@@ -72,6 +71,8 @@ def _bunch(X, y, names, target, y_range, ranking, s_star):
     y_range = (float(y_range[0]), float(y_range[1]))
     if s_star is None:
         s_star = aligned_s_star(len(names))
+    from sklearn.utils import Bunch  # here: scikit-learn takes seconds to load in the browser
+
     return Bunch(X=Xs, y=np.asarray(y, dtype=float), feature_names=list(names),
                  target_name=target, y_range=y_range,
                  y_bound=max(abs(y_range[0]), abs(y_range[1])), ranking=list(ranking),
