@@ -14,7 +14,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ldpviz"
 
 # Layer of each module (higher may import lower or equal, never the other way round).
 LIBRARY, DRAWING, REPRODUCTION, EXPLORERS, COMMAND_LINE = range(5)
-DRAWING_MODULES = {"ldpviz.viz", "ldpviz.viz.views", "ldpviz.viz.plots"}
+DRAWING_MODULES = {"ldpviz.viz", "ldpviz.viz.views", "ldpviz.viz.plots",
+                   # the views by explorer family (``views`` gathers their names)
+                   "ldpviz.viz._paper_setting", "ldpviz.viz.axis_ticks", "ldpviz.viz.model_views",
+                   "ldpviz.viz.comparison_views", "ldpviz.viz.theory_views",
+                   "ldpviz.viz.mechanism_views"}
 
 
 def _module_name(path):

@@ -5,9 +5,12 @@ HistOfTree`` and ``from ldpviz import *`` work, the names are the modules' own o
 pickle, and ``dir(ldpviz)`` lists them.
 """
 
+import json
+import os
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +24,8 @@ def _modules_after(code):
     """Top-level packages loaded by a fresh interpreter after running ``code``."""
     out = subprocess.run([sys.executable, "-c", f"{code}\nimport sys\nprint(' '.join("
                           "sorted({m.split('.')[0] for m in sys.modules})))"],
-                         capture_output=True, text=True, timeout=120, check=True)
+                         capture_output=True, text=True, timeout=120, check=True,
+                         env={**os.environ, "MPLBACKEND": "Agg"})
     return set(out.stdout.split())
 
 
@@ -76,3 +80,39 @@ def test_mechanisms_partitions_and_datasets_load_neither_scipy_nor_sklearn():
     assert {"ldpviz", "numpy", "pandas"} <= loaded
     assert not loaded & {"scipy", "sklearn"}, sorted(loaded & {"scipy", "sklearn"})
 
+
+# The course's first steps in a browser tab (JupyterLite) compile every module they import:
+# they must not pull in the estimator stack (scikit-learn, scipy) before the student sees
+# anything. The estimators load with the first fit.
+ESTIMATOR_STACK = {"sklearn", "scipy"}
+
+
+def _first_cell(notebook):
+    """The import cell of a course notebook, without its IPython magics."""
+    path = Path(__file__).resolve().parents[1] / "notebooks" / notebook
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    return "".join(line for line in cells[0]["source"] if not line.startswith("%"))
+
+
+def test_notebook_02s_first_cell_loads_no_estimator_stack():
+    code = _first_cell("02_semi_feature_ldp.ipynb")
+    assert "mechanism_explorer" in code and "plot_mechanisms" in code  # what is checked
+    loaded = _modules_after(code)
+    assert {"numpy", "pandas", "matplotlib", "plotly", "ipywidgets"} <= loaded
+    assert not loaded & ESTIMATOR_STACK, sorted(loaded & ESTIMATOR_STACK)
+
+
+def test_the_first_explorer_and_figure_load_no_estimator_stack():
+    loaded = _modules_after(f"{_first_cell('02_semi_feature_ldp.ipynb')}\n"
+                            "explorer = mechanism_explorer()\n"
+                            "explorer.controls['epsilon'].value = 2.0\n"
+                            "plot_mechanisms(epsilon=2.0)\n")
+    assert not loaded & ESTIMATOR_STACK, sorted(loaded & ESTIMATOR_STACK)
+
+
+def test_explorers_that_fit_or_simulate_load_the_stack_when_built():
+    loaded = _modules_after("from ldpviz.viz.widgets import bcdp_explorer, partition_explorer\n"
+                            "import sys\n"
+                            "assert 'sklearn' not in sys.modules\n"
+                            "partition_explorer(); bcdp_explorer()\n")
+    assert ESTIMATOR_STACK <= loaded

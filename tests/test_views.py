@@ -6,7 +6,7 @@ import pytest
 from ldpviz import HistOfTree, theory
 from ldpviz.datasets import PAPER_Y_BOUND, make_paper_regression, paper_regression_function
 from ldpviz.masks import aligned_mask, gamma_mask
-from ldpviz.viz import views
+from ldpviz.viz import _paper_setting, model_views, views
 
 
 def _model(n=3000, **kw):
@@ -96,7 +96,7 @@ def test_comparison_view_matches_direct_fits_and_orders_the_privacy_models():
     best = out["best"]["LabelDT"]
     errors = []
     for r in range(2):
-        X, y, X_test = views._paper_data(3000, r)
+        X, y, X_test = _paper_setting._paper_data(3000, r)
         model = LabelDT(epsilon=4.0, y_bound=PAPER_Y_BOUND, random_state=r, **best).fit(X, y)
         errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
     assert mse["LabelDT"] == pytest.approx(np.mean(errors))
@@ -104,7 +104,7 @@ def test_comparison_view_matches_direct_fits_and_orders_the_privacy_models():
     best = out["best"]["HistOfTree s=0"]
     errors = []
     for r in range(2):
-        X, y, X_test = views._paper_data(3000, r)
+        X, y, X_test = _paper_setting._paper_data(3000, r)
         model = HistOfTree(epsilon=4.0, s=0, y_bound=PAPER_Y_BOUND, random_state=r, **best)
         model.fit(X, y, W=np.zeros_like(X, dtype=bool))
         errors.append(np.mean((model.predict(X_test) - paper_regression_function(X_test)) ** 2))
@@ -261,13 +261,13 @@ def test_views_refuse_impossible_values_by_name(view, kwargs, match):
 def test_views_cache_small_samples_only(monkeypatch):
     # Revisited settings are instant, but a cache of fits at any n could hold gigabytes: above
     # CACHE_MAX_USERS every call is computed afresh and nothing is kept.
-    monkeypatch.setattr(views, "CACHE_MAX_USERS", 1500)
+    monkeypatch.setattr(_paper_setting, "CACHE_MAX_USERS", 1500)
     args = (4.0, 2, 2, 2, 0.5)
-    small = views._fit(*args, 1000, "max-edge", "grr", 0, 0)
-    assert views._fit(*args, 1000, "max-edge", "grr", 0, 0) is small
+    small = model_views._fit(*args, 1000, "max-edge", "grr", 0, 0)
+    assert model_views._fit(*args, 1000, "max-edge", "grr", 0, 0) is small
     assert views.privacy_mask("aligned", 1000) is views.privacy_mask("aligned", 1000)
-    large = views._fit(*args, 2000, "max-edge", "grr", 0, 0)
-    again = views._fit(*args, 2000, "max-edge", "grr", 0, 0)
+    large = model_views._fit(*args, 2000, "max-edge", "grr", 0, 0)
+    again = model_views._fit(*args, 2000, "max-edge", "grr", 0, 0)
     assert again is not large and again.mse == large.mse  # the same fit, recomputed
     assert views.privacy_mask("aligned", 2000) is not views.privacy_mask("aligned", 2000)
-    assert views._paper_data(2000, 0) is not views._paper_data(2000, 0)
+    assert _paper_setting._paper_data(2000, 0) is not _paper_setting._paper_data(2000, 0)

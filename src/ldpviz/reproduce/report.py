@@ -27,7 +27,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .._safe_text import html_text as _escape
-from ..viz.views import log_ticks
+from ..viz.axis_ticks import log_ticks
 
 __all__ = ["HtmlReport", "readable_print"]
 
@@ -183,7 +183,7 @@ class HtmlReport:
 def readable_print(fig):
     """A copy of a plotly figure legible in a report: its base font at least ``FONT_SIZE`` px,
     and every log axis without ticks of its own labelled at readable values (1, 0.5, 0.2, 0.1
-    or powers of ten, :func:`ldpviz.viz.views.log_ticks`), not plotly's stray mantissas ("2, 1,
+    or powers of ten, :func:`ldpviz.viz.axis_ticks.log_ticks`), not plotly's stray mantissas ("2, 1,
     5, 2, 0.1, 5", smaller than the rest)."""
     fig = go.Figure(fig)
     if (fig.layout.font.size or 0) < FONT_SIZE:

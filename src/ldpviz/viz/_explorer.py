@@ -20,7 +20,6 @@ import traitlets
 from plotly.basedatatypes import Undefined
 from plotly.serializers import custom_serializers
 
-from . import views
 from ._arrange import (
     COLUMN,
     COLUMN_GAP,
@@ -36,6 +35,7 @@ from ._arrange import (
 from ._panels import AXIS_TITLE_SIZE, FONT_SIZE
 from ._plotly_bundle import FIGURE_ESM, SHARED_BUNDLE, PlotlyBundle
 from ._probe import WidthProbe
+from .axis_ticks import log_ticks
 
 FONT = {"size": FONT_SIZE}
 TITLE_FONT = {"size": 17}
@@ -257,7 +257,7 @@ def on_panel(trace, index, legend="panel"):
 # ----------------------------------------------------------------------------------------------
 def set_log_ticks(axis, values):
     """Apply :func:`log_ticks` to a plotly axis (no relayout when they are unchanged)."""
-    ticks, text = views.log_ticks(values)
+    ticks, text = log_ticks(values)
     if tuple(axis.tickvals or ()) != tuple(ticks):
         axis.update(type="log", tickmode="array", tickvals=ticks, ticktext=text)
 

@@ -19,7 +19,7 @@ from ._more_explorers import bcdp_explorer, comparison_explorer, mechanism_explo
 from ._panels import Panel, Panels
 from ._probe import WidthProbe
 from ._theory_explorers import lambda_explorer, tradeoff_explorer
-from .views import log_ticks
+from .axis_ticks import log_ticks
 
 __all__ = [
     "Explorer", "Panel", "Panels", "WidthProbe", "bcdp_explorer", "comparison_explorer",
