@@ -116,3 +116,44 @@ def test_explorers_that_fit_or_simulate_load_the_stack_when_built():
                             "assert 'sklearn' not in sys.modules\n"
                             "partition_explorer(); bcdp_explorer()\n")
     assert ESTIMATOR_STACK <= loaded
+
+
+# An explorer's figure gets plotly_white cut to its own trace types: plotly builds a template
+# whole, and its full templates style every trace type (about 170 plotly modules).
+UNDRAWN = ("plotly.graph_objs.table", "plotly.graph_objs.scatter3d", "plotly.graph_objs.pie",
+           "plotly.graph_objs.layout.polar", "plotly.graph_objs.layout.geo")
+
+
+def test_building_an_explorer_loads_only_the_plotly_types_it_draws():
+    out = subprocess.run([sys.executable, "-c", "import sys\n"
+                          "from ldpviz.viz.widgets import mechanism_explorer\n"
+                          "mechanism_explorer()\n"
+                          f"print([m for m in {UNDRAWN!r} if m in sys.modules])"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_cut_template_is_plotly_white_for_what_each_explorer_draws():
+    import plotly.io as pio
+
+    from ldpviz.viz import widgets
+    from ldpviz.viz._explorer import UNUSED_SUBPLOTS
+
+    white = pio.templates["plotly_white"].to_plotly_json()
+    surface = widgets.surface_explorer()
+    surface.controls["kind"].value = "surface"  # its 3-D figure is built on first use
+    figures = [fig for explorer in (widgets.partition_explorer(), surface,
+                                    widgets.lambda_explorer(), widgets.tradeoff_explorer(),
+                                    widgets.bcdp_explorer(), widgets.mechanism_explorer(),
+                                    widgets.comparison_explorer())
+               for fig in explorer.figures]
+    drawn = set()
+    for fig in figures:
+        template = fig.layout.template.to_plotly_json()
+        types = {trace.type for trace in fig.data}
+        drawn |= types
+        assert template["data"] == {t: white["data"][t] for t in types}
+        assert template["layout"] == {k: v for k, v in white["layout"].items()
+                                      if k not in UNUSED_SUBPLOTS}
+        assert not any(key.startswith(UNUSED_SUBPLOTS) for key in fig.layout.to_plotly_json())
+    assert drawn == {"bar", "heatmap", "scatter", "surface"}  # all four were compared
