@@ -94,11 +94,15 @@ def _first_cell(notebook):
     return "".join(line for line in cells[0]["source"] if not line.startswith("%"))
 
 
-def test_notebook_02s_first_cell_loads_no_estimator_stack():
-    code = _first_cell("02_semi_feature_ldp.ipynb")
-    assert "mechanism_explorer" in code and "plot_mechanisms" in code  # what is checked
+@pytest.mark.parametrize("notebook, uses", [
+    ("01_local_dp_fundamentals.ipynb", ("plot_neighbouring_counts", "repeated_collection")),
+    ("02_semi_feature_ldp.ipynb", ("mechanism_explorer", "plot_mechanisms")),
+])
+def test_the_first_notebooks_first_cell_loads_no_estimator_stack(notebook, uses):
+    code = _first_cell(notebook)
+    assert all(name in code for name in uses)  # what is checked
     loaded = _modules_after(code)
-    assert {"numpy", "pandas", "matplotlib", "plotly", "ipywidgets"} <= loaded
+    assert {"numpy", "pandas", "matplotlib"} <= loaded
     assert not loaded & ESTIMATOR_STACK, sorted(loaded & ESTIMATOR_STACK)
 
 

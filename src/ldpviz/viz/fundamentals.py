@@ -23,7 +23,6 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .._index import bincount
 from .._rng import as_generator
@@ -177,6 +176,8 @@ def repeated_collection(epsilon, repeats):
         ``e^(R eps) / (1 + e^(R eps))``, and the exact probability that the majority of the R
         answers is the truth (ties broken by a coin).
     """
+    from scipy import stats  # seconds to compile in a browser tab: not in the first cell
+
     epsilon = check_epsilon(epsilon)
     keep = float(grr_probabilities(2, epsilon)[0])
     rows = []
@@ -205,6 +206,8 @@ def plot_neighbouring_counts(epsilon=1.0, count=41):
     if not np.isfinite(epsilon):
         raise ValueError("plot_neighbouring_counts needs a finite epsilon (np.inf adds no "
                          "noise and has no density to draw).")
+    from scipy import stats  # seconds to compile in a browser tab: not in the first cell
+
     count = check_int(count, "count", low=0, high=10**9)
     scale = 1.0 / epsilon
     x = np.linspace(count - 6 * scale, count + 1 + 6 * scale, 801)
