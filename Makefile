@@ -76,16 +76,19 @@ $(LITE_STAMP): pyproject.toml
 	$(LITE_VENV)/bin/python -m pip install --quiet $(LITE_EXTRA)
 	touch $(LITE_STAMP)
 
-lite: $(LITE_STAMP)  ## build the course as a static JupyterLite site in build/lite/site
+lite: node-check $(LITE_STAMP)  ## build the course as a static JupyterLite site in build/lite/site
 	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_SITE)
 
 node-check:  # before minutes of downloads, say what is missing
-	@command -v $(NODE) >/dev/null || { echo "lite-check needs Node.js ($(NODE) not found):" \
+	@command -v $(NODE) >/dev/null || { echo "make lite needs Node.js ($(NODE) not found):" \
 		"install it (Debian: apt-get install nodejs)"; exit 1; }
 
-# Under Pyodide (Node.js): the core tests, and a fingerprint of seeded fits equal to this
-# machine's; then the built site in headless Chromium, offline.
+# Under Pyodide (Node.js): the site's bytecode is its sources' code, the core tests, and a
+# fingerprint of seeded fits equal to this machine's; then the built site in headless Chromium,
+# offline.
 lite-check: node-check $(STAMP) lite  ## test the library under wasm32 and the site in the browser
+	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide --bare -- lite/bytecode.py \
+		verify /dist
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py tests
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py \
 		fingerprint build/lite/fingerprint-wasm32.json

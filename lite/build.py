@@ -7,8 +7,11 @@ rebuild once dropped ``pyodideUrl``, and the kernel then silently went to the in
 
 - ``static/pyodide/``: Pyodide with ldpviz and its dependencies pre-installed in a pre-solved
   ``pyodide-lock.json`` (lite/pyodide_dist.py: every package file checked against the official
-  lock's sha256), so ``import ldpviz`` works with no ``%pip`` cell and nothing is fetched from
-  the internet;
+  lock's sha256, then given the bytecode of its sources by lite/bytecode.py, so a visit
+  imports without compiling), so ``import ldpviz`` works with no ``%pip`` cell and nothing is
+  fetched from the internet; the kernel's own wheels (piplite, ipykernel, pyodide_kernel) are
+  in the lock too, and lite/jupyter-lite.json has the kernel load them with the course's
+  packages in one batch instead of installing them one after another at every start;
 - ``lab/``, ``tree/``, ``notebooks/``: JupyterLab in the browser on every course notebook
   (``files/``), with the widget extensions of the ``lite`` extra in pyproject.toml;
 - ``app/``: the dashboard (notebooks/app.ipynb) rendered by Voici, the JupyterLite flavour of

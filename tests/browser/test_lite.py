@@ -159,25 +159,56 @@ def test_the_app_renders_in_voici_and_redraws(lite_page, site_url):
     print(f"\napp: redraw {redraw * 1000:.0f} ms after release")
 
 
-def test_every_pyodide_file_matches_the_official_lock():
-    """The site's Pyodide files: those of Pyodide's own packages have the sha256 of the
-    official lock (npm's pyodide package, as lite/pyodide_dist.py checked them when it
-    built the site), the added ones (ldpviz, plotly, ...) the sha256 their lock entry names."""
+def test_every_pyodide_file_is_an_official_one_with_its_bytecode():
+    """The site's Pyodide files are the checked originals plus the bytecode of their sources.
+
+    Each file's sha256 is its entry's in the site's lock. Its original is found again:
+    Pyodide's own packages in lite/pyodide_dist.py's source, each with the official lock's
+    sha256 (npm's pyodide package); the standard library in npm's package; the PyPI wheels
+    where pip downloaded them; the kernel's wheels in the site's pypi/ folder. Every member of
+    the original is in the site's file, byte for byte, and the only members added are
+    unchecked-hash pycs of CPython 3.12 for the exact bytes of each source
+    (lite/bytecode.py.derived_problems; ``make lite-check`` also recompiles every source under
+    Pyodide and compares the code)."""
     import hashlib
     import sys
 
     sys.path.insert(0, str(ROOT / "lite"))
+    import bytecode
     import pyodide_dist
 
-    official = json.loads((pyodide_dist.npm_core(pyodide_dist.cache_dir())
-                           / "pyodide-lock.json").read_text())["packages"]
-    lock = json.loads((SITE / "static" / "pyodide" / "pyodide-lock.json").read_text())
-    from_pyodide = 0
-    for name, entry in lock["packages"].items():
-        digest = hashlib.sha256((SITE / "static" / "pyodide" / entry["file_name"])
-                                .read_bytes()).hexdigest()
-        assert digest == entry["sha256"], name
-        if official.get(name, {}).get("file_name") == entry["file_name"]:
-            assert digest == official[name]["sha256"], f"{name} differs from Pyodide's build"
-            from_pyodide += 1
-    assert from_pyodide >= 30  # numpy, scipy, scikit-learn, pandas, matplotlib, ...
+    cache = pyodide_dist.cache_dir()
+    core = pyodide_dist.npm_core(cache)
+    official = json.loads((core / "pyodide-lock.json").read_text())
+    dist = SITE / "static" / "pyodide"
+    lock = json.loads((dist / "pyodide-lock.json").read_text())["packages"]
+    by_file = {e["file_name"]: name for name, e in lock.items()}
+    for name, entry in lock.items():
+        digest = hashlib.sha256((dist / entry["file_name"]).read_bytes()).hexdigest()
+        assert digest == entry["sha256"], f"{name}: not the file the lock names"
+    ours = {n for n, e in lock.items()
+            if official["packages"].get(n, {}).get("file_name") == e["file_name"]}
+    assert len(ours) >= 30  # numpy, scipy, scikit-learn, pandas, matplotlib, ...
+    originals = {bytecode.STDLIB_ZIP: (core / bytecode.STDLIB_ZIP).read_bytes()}
+    for file_name, data in pyodide_dist.official_members(cache, official, ours):
+        assert hashlib.sha256(data).hexdigest() == official["packages"][by_file[file_name]][
+            "sha256"], f"{file_name}: the original is not the official one"
+        originals[file_name] = data
+    for spec in pyodide_dist.kernel_pins():
+        path = pyodide_dist.pip_download(spec, cache / "downloads")
+        originals[path.name] = path.read_bytes()
+    served = SITE / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi"
+    for wheel in pyodide_dist.KERNEL_WHEELS:
+        path = next(served.glob(f"{wheel}-*.whl"))
+        assert path.name in by_file, f"{path.name} (served in pypi/) is not in the lock"
+        originals[path.name] = path.read_bytes()
+    files = bytecode.dist_files({"packages": lock})
+    assert set(files) - set(originals) == {lock["ldpviz"]["file_name"]}, "an unchecked file"
+    for file_name in files:
+        problems = bytecode.derived_problems(originals.get(file_name),
+                                             (dist / file_name).read_bytes(),
+                                             file_name == bytecode.STDLIB_ZIP)
+        assert not problems, f"{file_name}: {problems[:5]}"
+    for file_name in set(by_file) - set(files):  # no Python in them: left as they were
+        assert lock[by_file[file_name]]["sha256"] == official["packages"][by_file[file_name]][
+            "sha256"], file_name
