@@ -87,7 +87,7 @@ node-check:  # before minutes of downloads, say what is missing
 # fingerprint of seeded fits equal to this machine's; then the built site in headless Chromium,
 # offline.
 lite-check: node-check $(STAMP) lite  ## test the library under wasm32 and the site in the browser
-	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide --bare -- lite/bytecode.py \
+	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide --load= -- lite/bytecode.py \
 		verify /dist
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py tests
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py \

@@ -18,9 +18,10 @@ would otherwise install one after another at every visit, enter the lock from th
 jupyterlite-pyodide-kernel package of this environment (the bytes the site serves in its
 ``pypi/`` folder).
 
-Last, every checked file gets the bytecode of its sources (lite/bytecode.py, compiled by this
-Pyodide in Node.js), so a visit imports without compiling; the lock names the derived files'
-sha256, and ``CHECKED.txt`` each original's check and the sha256 of what was derived from it.
+Last, the checked files get the bytecode of the modules a course session imports
+(lite/bytecode.py, compiled by this Pyodide in Node.js), so a visit imports without compiling;
+the lock names the derived files' sha256, and ``CHECKED.txt`` each original's check and the
+sha256 of what was derived from it.
 
 Downloads are cached in ``$LDPVIZ_LITE_CACHE`` (default ``~/.cache/ldpviz-lite``), never in the
 repository. ``python lite/pyodide_dist.py OUT`` writes the distribution to OUT.
@@ -240,8 +241,13 @@ def add_bytecode(out: Path, lock: dict, log: dict[str, str]):
     if node is None:
         raise SystemExit("make lite needs Node.js to compile the site's bytecode with Pyodide "
                          "(Debian: apt-get install nodejs)")
-    _run([node, HERE / "pyodide_tests.mjs", out, "--bare", "--", "lite/bytecode.py",
-          "compile", "/dist"])
+    config = json.loads((HERE / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    start = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"][
+        "loadPyodideOptions"]["packages"]  # what the site's kernel loads at start
+    for load, command in ((",".join(start), "trace"), ("", "compile")):
+        _run([node, HERE / "pyodide_tests.mjs", out, f"--load={load}", "--",
+              "lite/bytecode.py", command, "/dist"])
+    (out / bytecode.TRACE).unlink()
     by_file = {e["file_name"]: e for e in lock["packages"].values()}
     for name in bytecode.dist_files(lock):
         digest = sha256((out / name).read_bytes())

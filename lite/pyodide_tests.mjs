@@ -1,12 +1,12 @@
 // Run Python code of this checkout under Pyodide (wasm32) in Node.js, offline.
 //
-//   node lite/pyodide_tests.mjs DIST [--bare] -- SCRIPT.py [ARGS...]
+//   node lite/pyodide_tests.mjs DIST [--load=NAME,...] -- SCRIPT.py [ARGS...]
 //
 // DIST is a distribution made by lite/pyodide_dist.py, mounted at /dist. The checkout is
 // mounted at /repo and its src/ comes first on sys.path, so the code under test is this working
 // tree's, not the wheel in DIST. ldpviz's dependencies (and pytest) are loaded from DIST only
-// (with --bare none: lite/bytecode.py needs only the standard library): nothing is fetched
-// from the network. SCRIPT runs as __main__ with sys.argv = [SCRIPT, ...ARGS]; its
+// (with --load= the packages named instead, or none): nothing is fetched from the network.
+// SCRIPT runs as __main__ with sys.argv = [SCRIPT, ...ARGS]; its
 // exit code (SystemExit) becomes this process's.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,20 +15,19 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const argv = process.argv.slice(2);
-const bare = argv[1] === "--bare";
-if (bare) argv.splice(1, 1);
+const load = argv[1]?.startsWith("--load=") ? argv.splice(1, 1)[0].slice(7).split(",") : null;
 const [dist, sep, script, ...args] = argv;
 if (!dist || sep !== "--" || !script) {
-  console.error("usage: node lite/pyodide_tests.mjs DIST [--bare] -- SCRIPT.py [ARGS...]");
+  console.error("usage: node lite/pyodide_tests.mjs DIST [--load=NAME,...] -- SCRIPT.py [ARGS...]");
   process.exit(2);
 }
 const indexURL = path.resolve(dist) + path.sep;
 const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
 const pyodide = await loadPyodide({ indexURL, env: { HOME: "/home/pyodide", MPLBACKEND: "Agg" } });
 const lock = JSON.parse(readFileSync(path.join(indexURL, "pyodide-lock.json"), "utf8"));
-if (!bare) {
-  await pyodide.loadPackage([...lock.packages.ldpviz.depends, "pytest"],
-    { messageCallback: () => {} });
+const packages = load ?? [...lock.packages.ldpviz.depends, "pytest"];
+if (packages.filter(Boolean).length) {
+  await pyodide.loadPackage(packages.filter(Boolean), { messageCallback: () => {} });
 }
 for (const [root, at] of [[repo, "/repo"], [path.resolve(dist), "/dist"]]) {
   pyodide.FS.mkdirTree(at);

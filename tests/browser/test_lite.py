@@ -167,11 +167,12 @@ def test_every_pyodide_file_is_an_official_one_with_its_bytecode():
     sha256 (npm's pyodide package); the standard library in npm's package; the PyPI wheels
     where pip downloaded them; the kernel's wheels in the site's pypi/ folder. Every member of
     the original is in the site's file, byte for byte, and the only members added are
-    unchecked-hash pycs of CPython 3.12 for the exact bytes of each source
-    (lite/bytecode.py.derived_problems; ``make lite-check`` also recompiles every source under
-    Pyodide and compares the code)."""
+    unchecked-hash pycs of CPython 3.12 for the exact bytes of a source
+    (lite/bytecode.py.derived_problems; ``make lite-check`` also recompiles the source of every
+    pyc under Pyodide and compares the code); the modules a visit imports first have them."""
     import hashlib
     import sys
+    import zipfile
 
     sys.path.insert(0, str(ROOT / "lite"))
     import bytecode
@@ -209,6 +210,15 @@ def test_every_pyodide_file_is_an_official_one_with_its_bytecode():
                                              (dist / file_name).read_bytes(),
                                              file_name == bytecode.STDLIB_ZIP)
         assert not problems, f"{file_name}: {problems[:5]}"
+    first = {bytecode.STDLIB_ZIP: "json/__init__.py", lock["ldpviz"]["file_name"]:
+             "ldpviz/viz/widgets.py", lock["numpy"]["file_name"]: "numpy/__init__.py",
+             lock["scikit-learn"]["file_name"]: "sklearn/tree/_classes.py",
+             lock["ipython"]["file_name"]: "IPython/core/interactiveshell.py",
+             lock["pyodide-kernel"]["file_name"]: "pyodide_kernel/kernel.py"}
+    for file_name, member in first.items():  # what a visit imports first is compiled
+        with zipfile.ZipFile(dist / file_name) as zf:
+            assert bytecode.pyc_name(member, file_name == bytecode.STDLIB_ZIP) in zf.namelist(), (
+                f"{file_name}: {member} has no bytecode")
     for file_name in set(by_file) - set(files):  # no Python in them: left as they were
         assert lock[by_file[file_name]]["sha256"] == official["packages"][by_file[file_name]][
             "sha256"], file_name
