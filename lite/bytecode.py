@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import sys
 import zipfile
 
@@ -179,11 +178,14 @@ def trace(dist: str) -> dict[str, list[str]]:
     import pyodide_js
 
     _session()
+    imported = list(sys.modules.values())  # before this function's own import below
+    from packaging.utils import canonicalize_name
+
     with open(f"{dist}/pyodide-lock.json") as f:
         lock = json.load(f)
-    canonical = {re.sub(r"[-_.]+", "-", name).lower(): entry["file_name"]
-                 for name, entry in lock["packages"].items()}
-    loaded = {canonical.get(re.sub(r"[-_.]+", "-", name).lower())
+    file_of = {canonicalize_name(name): entry["file_name"]
+               for name, entry in lock["packages"].items()}
+    loaded = {file_of.get(canonicalize_name(name))
               for name in pyodide_js.loadedPackages.object_keys()}
     where, traced = {}, {}
     for name, run_dir in dist_files(lock).items():
@@ -194,7 +196,7 @@ def trace(dist: str) -> dict[str, list[str]]:
             for member in sources(zf.namelist()):
                 where[f"{run_dir}/{member}"] = (name, member)
                 where[f"/repo/src/{member}"] = (name, member)  # ldpviz: the checkout's
-    for module in list(sys.modules.values()):
+    for module in imported:
         found = where.get(getattr(module, "__file__", None) or "")
         if found:
             traced[found[0]].append(found[1])

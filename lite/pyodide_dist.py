@@ -34,7 +34,6 @@ import base64
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from pathlib import Path
 
 import bytecode
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -94,10 +94,6 @@ def _integrity(data: bytes) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
 
 
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _run(argv, **kw):
     print("+", " ".join(map(str, argv)), flush=True)
     subprocess.run(argv, check=True, **kw)
@@ -127,7 +123,8 @@ def npm_core(cache: Path) -> Path:
 
 
 def _wheels_of(dest: Path, name: str, version: str) -> list[Path]:
-    return [p for p in dest.glob("*.whl") if canonical(p.name.split("-")[0]) == canonical(name)
+    return [p for p in dest.glob("*.whl")
+            if canonicalize_name(p.name.split("-")[0]) == canonicalize_name(name)
             and p.name.split("-")[1] == version]
 
 
@@ -147,7 +144,7 @@ def pip_download(spec: str, dest: Path, pre=False) -> Path:
 
 def closure(lock: dict, roots) -> set[str]:
     packages = lock["packages"]
-    todo, seen = [canonical(r) for r in roots], set()
+    todo, seen = [canonicalize_name(r) for r in roots], set()
     while todo:
         name = todo.pop()
         if name in seen:
@@ -155,7 +152,7 @@ def closure(lock: dict, roots) -> set[str]:
         if name not in packages:
             raise SystemExit(f"{name} is not in Pyodide {PYODIDE_VERSION}'s lock")
         seen.add(name)
-        todo.extend(canonical(d) for d in packages[name]["depends"])
+        todo.extend(canonicalize_name(d) for d in packages[name]["depends"])
     return seen
 
 
@@ -204,7 +201,7 @@ def _wheel_metadata(path: Path):
     for line in meta.get_all("Requires-Dist") or []:
         req = Requirement(line)
         if req.marker is None or req.marker.evaluate(PYODIDE_MARKERS):
-            requires.append(canonical(req.name))
+            requires.append(canonicalize_name(req.name))
     return meta["Name"], meta["Version"], imports, requires
 
 
@@ -216,8 +213,8 @@ def add_wheel(lock: dict, path: Path, out: Path):
         raise SystemExit(f"{path.name} needs {missing}, in neither Pyodide's lock nor "
                          "lite/kernel-packages.txt")
     shutil.copyfile(path, out / path.name)
-    lock["packages"][canonical(name)] = {
-        "name": canonical(name), "version": version, "file_name": path.name,
+    lock["packages"][canonicalize_name(name)] = {
+        "name": canonicalize_name(name), "version": version, "file_name": path.name,
         "install_dir": "site", "sha256": sha256(path.read_bytes()), "package_type": "package",
         "imports": imports, "depends": requires, "unvendored_tests": False, "shared_library":
         False}

@@ -67,4 +67,3 @@ def _check_fit_args(n, s_star, data_seed, noise_seed=0, d=D):
     check_int(s_star, "s_star", 0, d)
     check_int(data_seed, "data_seed", 0)
     check_int(noise_seed, "noise_seed", 0)
-

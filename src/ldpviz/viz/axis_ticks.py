@@ -44,4 +44,3 @@ def log_ticks(values):
     ticks = [m * 10.0**k for k in np.arange(lo, hi + 1) for m in (1, 2, 3, 5)
              if m * 10.0**k <= 10.0**hi]  # the decades around the values: at most 9 labels
     return ticks, [_decimal(t) if t >= 1e-4 else f"{t:.0e}" for t in ticks]
-

@@ -103,4 +103,3 @@ def comparison_view(epsilon=4.0, s_star=2, n=3000, reps=2, data_seed=0):
         best[name] = dict(zip(grid, values, strict=True))
     return {"methods": list(COMPARISON_GRIDS), "mse": np.array(mse), "se": np.array(se),
             "best": best}
-

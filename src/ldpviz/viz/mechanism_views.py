@@ -59,7 +59,6 @@ def mechanism_view(epsilon=1.0, rho=0.5, y_bound=1.0, k=6, labels=(-1.0, 1.0)):
     }
 
 
-
 #: Domain sizes and budgets of :func:`oracle_variance_view`'s two curves.
 ORACLE_K_GRID = np.unique(np.rint(np.geomspace(2, 1 << 16, 65)).astype(np.int64))
 ORACLE_EPSILONS = np.linspace(0.25, 6.0, 47)
@@ -113,4 +112,3 @@ def bcdp_view(epsilon=2.0, delta=0.2, k=2, q=0.01, zeta=0.5, n=2000, d=10):
     from .. import bcdp  # scipy.optimize and scikit-learn: only the BCDP explorer needs them
 
     return bcdp.bcdp_explorer_data(epsilon=epsilon, delta=delta, k=k, q=q, zeta=zeta, n=n, d=d)
-

@@ -35,7 +35,6 @@ def _check_slice_axes(x_axis, y_axis, d=D):
     check_int(y_axis, "y_axis", 0, d - 1)
 
 
-
 def _check_hold(hold, d=D):
     """The point a slice passes through, in the box [0, 1]^d: one value for all, or d."""
     if np.ndim(hold) == 0:
@@ -264,4 +263,3 @@ def surface_view(epsilon=4.0, s_star=2, depth=2, t=2, n=10_000, x_axis=0, y_axis
         "tree_axes": tuple(model.tree_axes_),
         "protect_share": fit.W.mean(axis=0),
     }
-

@@ -103,4 +103,3 @@ def tradeoff_view(epsilon=2.0, s=1, gamma=1.0, n=10_000, d=D):
         "upper": upper, "lower": lower,
         "epsilon_max": float((n / np.log(n)) ** (s / (1 + d - s))),
     })
-
