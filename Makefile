@@ -70,6 +70,9 @@ export LDPVIZ_LITE_CACHE ?= $(HOME)/.cache/ldpviz-lite
 NODE ?= node
 LITE_EXTRA = $(shell $(PYTHON) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["lite"]))')
 
+# What the site's kernel loads at start: the fingerprint's fits install the rest as a visit does.
+LITE_START = $(shell $(PYTHON) -c 'import json; print(",".join(json.load(open("lite/jupyter-lite.json"))["jupyter-config-data"]["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]["loadPyodideOptions"]["packages"]))')
+
 $(LITE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(LITE_VENV)
 	$(LITE_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -84,14 +87,15 @@ node-check:  # before minutes of downloads, say what is missing
 		"install it (Debian: apt-get install nodejs)"; exit 1; }
 
 # Under Pyodide (Node.js): the site's bytecode is its sources' code, the core tests, and a
-# fingerprint of seeded fits equal to this machine's; then the built site in headless Chromium,
+# fingerprint of seeded fits equal to this machine's (made from the kernel's start packages,
+# so the fits install scipy and scikit-learn from the site as a visit does); then the built site in headless Chromium,
 # offline.
 lite-check: node-check $(STAMP) lite  ## test the library under wasm32 and the site in the browser
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide --load= -- lite/bytecode.py \
 		verify /dist
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py tests
-	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide -- lite/wasm32_check.py \
-		fingerprint build/lite/fingerprint-wasm32.json
+	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide --load=$(LITE_START) -- \
+		lite/wasm32_check.py fingerprint build/lite/fingerprint-wasm32.json
 	$(BIN)/python lite/wasm32_check.py fingerprint build/lite/fingerprint-x86_64.json
 	$(BIN)/python lite/wasm32_check.py compare build/lite/fingerprint-x86_64.json \
 		build/lite/fingerprint-wasm32.json

@@ -15,7 +15,8 @@ rebuild once dropped ``pyodideUrl``, and the kernel then silently went to the in
 - ``lab/``, ``tree/``, ``notebooks/``: JupyterLab in the browser on every course notebook
   (``files/``), with the widget extensions of the ``lite`` extra in pyproject.toml;
 - ``app/``: the dashboard (notebooks/app.ipynb) rendered by Voici, the JupyterLite flavour of
-  Voila, sharing the same Pyodide.
+  Voila, sharing the same Pyodide; its kernel loads scipy and scikit-learn at start, which the
+  course's kernel leaves until an import needs them (pyodide_dist.DEFERRED).
 
 Serve the folder with any static web server (``python -m http.server -d build/lite/site``)
 and open ``/lab/index.html?path=00_index.ipynb`` or ``/app/voici/render/app.html``.
@@ -51,7 +52,13 @@ def _run(argv, cwd):
         raise SystemExit(f"{argv[0]} failed (log: {log})")
 
 
-def _patch_config(site: Path, pyodide_url: str):
+def _start_all(kernel: dict):
+    """The app draws a fitted model at once: its kernel loads what the course's defers."""
+    packages = kernel["loadPyodideOptions"]["packages"]
+    packages.extend(p for p in pyodide_dist.DEFERRED if p not in packages)
+
+
+def _patch_config(site: Path, pyodide_url: str, app: bool = False):
     """Point the kernel at the site's own Pyodide and drop the extensions it cannot use."""
     path = site / "jupyter-lite.json"
     config = json.loads(path.read_text())
@@ -60,6 +67,8 @@ def _patch_config(site: Path, pyodide_url: str):
                                     if e["name"] not in DROPPED_EXTENSIONS]
     kernel = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     kernel["pyodideUrl"] = pyodide_url
+    if app:
+        _start_all(kernel)
     if not kernel.get("disablePyPIFallback"):
         raise SystemExit("jupyter-lite.json must set disablePyPIFallback (no PyPI at run time)")
     path.write_text(json.dumps(config, indent=2, sort_keys=True))
@@ -75,8 +84,8 @@ CDN_LINK = re.compile(r"<link[^>]*https?://[^>]*>\n?")
 def _patch_voici_pages(app: Path):
     """Voici writes each page's configuration into the page at build time, where relative
     URLs are read against the page itself (voici/render/): point them at the site's Pyodide
-    and the app's extensions. Drop the pages' links to Font Awesome on a CDN (the app draws
-    no icon; an offline classroom has no CDN)."""
+    and the app's extensions, and have its kernel load everything at start. Drop the pages'
+    links to Font Awesome on a CDN (the app draws no icon; an offline classroom has no CDN)."""
     for page in (app / "voici").rglob("*.html"):
         html = CDN_LINK.sub("", page.read_text())
         match = CONFIG.search(html)
@@ -87,6 +96,7 @@ def _patch_voici_pages(app: Path):
             kernel["pyodideUrl"] = f"{up}../static/pyodide/pyodide.js"
             kernel["pipliteUrls"] = [up + url.removeprefix("./")
                                      for url in kernel.get("pipliteUrls", [])]
+            _start_all(kernel)
             html = html[:match.start(2)] + json.dumps(config) + html[match.end(2):]
         if re.search(r"https?://(?!127\.0\.0\.1)[^\s\"']*\.(css|js)\b", html):
             raise SystemExit(f"{page} still loads a script or style from the internet")
@@ -113,7 +123,7 @@ def build(out: Path) -> Path:
     _run([BIN / "voici", "build", "--lite-dir", app_src, "--output-dir", out / "app",
           "--contents", ROOT / "notebooks" / "app.ipynb"], cwd=app_src)
     _patch_config(out, "./static/pyodide/pyodide.js")
-    _patch_config(out / "app", "../static/pyodide/pyodide.js")  # the lab's copy, shared
+    _patch_config(out / "app", "../static/pyodide/pyodide.js", app=True)  # the lab's Pyodide
     _patch_voici_pages(out / "app")
     for site in (out, out / "app"):
         stray = [p for p in site.rglob("pyodide.js") if "static/pyodide" not in p.as_posix()]

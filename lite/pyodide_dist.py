@@ -77,6 +77,11 @@ KERNEL_WHEELS_DIR = (Path(sysconfig.get_path("data")) / "share" / "jupyter" / "l
 KERNEL_WHEELS = ("piplite", "ipykernel", "pyodide_kernel")
 ROOTS = ("numpy", "scipy", "scikit-learn", "pandas", "matplotlib", "joblib", "threadpoolctl",
          "micropip", "ssl", "sqlite3", "ipython", "jedi", "matplotlib-inline", "packaging")
+# ldpviz's dependencies that the kernel does not load at start: a notebook's first cells never
+# use them and they are 44 MB of WebAssembly. ldpviz installs them on their first import
+# (src/ldpviz/_site_packages.py), so the lock's ldpviz entry does not name them; a shared
+# library they need cannot be loaded then, so lite/jupyter-lite.json loads it at start.
+DEFERRED = ("scipy", "scikit-learn")
 
 
 def cache_dir() -> Path:
@@ -230,6 +235,25 @@ def kernel_wheels() -> list[Path]:
     return found
 
 
+def start_packages() -> list[str]:
+    """What the site's kernel loads at start (lite/jupyter-lite.json)."""
+    config = json.loads((HERE / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    return config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"][
+        "loadPyodideOptions"]["packages"]
+
+
+def defer(lock: dict, start: list[str]):
+    """Take DEFERRED out of ldpviz's dependencies; their shared libraries must be in START."""
+    entry = lock["packages"]["ldpviz"]
+    entry["depends"] = [d for d in entry["depends"] if d not in DEFERRED]
+    loaded = closure(lock, start)
+    unloaded = sorted(name for name in closure(lock, DEFERRED) - loaded
+                      if lock["packages"][name]["package_type"] == "shared_library")
+    if unloaded or set(DEFERRED) & loaded:
+        raise SystemExit(f"lite/jupyter-lite.json must load the shared libraries {unloaded} "
+                         f"at start and none of {DEFERRED}")
+
+
 def add_bytecode(out: Path, lock: dict, log: dict[str, str]):
     """Compile the sources of every file in OUT with this Pyodide (lite/bytecode.py, in
     Node.js), then put the derived files' sha256 in the lock and in ``log``."""
@@ -238,9 +262,8 @@ def add_bytecode(out: Path, lock: dict, log: dict[str, str]):
     if node is None:
         raise SystemExit("make lite needs Node.js to compile the site's bytecode with Pyodide "
                          "(Debian: apt-get install nodejs)")
-    config = json.loads((HERE / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    start = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"][
-        "loadPyodideOptions"]["packages"]  # what the site's kernel loads at start
+    # the trace imports what a course session does: the start packages and, later, DEFERRED
+    start = start_packages() + list(DEFERRED)
     for load, command in ((",".join(start), "trace"), ("", "compile")):
         _run([node, HERE / "pyodide_tests.mjs", out, f"--load={load}", "--",
               "lite/bytecode.py", command, "/dist"])
@@ -292,6 +315,7 @@ def build(out: Path, ldpviz_wheel: Path | None = None) -> Path:
                 progress = True
         if not progress:
             add_wheel(lock, pending[0], out)  # names what is missing
+    defer(lock, start_packages())
     add_bytecode(out, lock, log)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
     (out / "CHECKED.txt").write_text("\n".join(log[name] for name in sorted(log)) + "\n")

@@ -136,10 +136,29 @@ def compare(a: dict, b: dict) -> list[str]:
     return problems
 
 
+def _deferred_loaded():
+    """Under Pyodide, whether the kernel has each package the site defers loaded (else {})."""
+    if sys.platform != "emscripten":
+        return {}
+    import pyodide_js
+
+    return {name: getattr(pyodide_js.loadedPackages, name, None) is not None
+            for name in ("scipy", "scikit-learn")}  # lite/pyodide_dist.py, DEFERRED
+
+
 def main(argv):
     if argv[:1] == ["fingerprint"] and len(argv) == 2:
+        # Under Pyodide `make lite-check` starts it with the site kernel's start packages only,
+        # so the fits get scipy and scikit-learn as a course session does (_site_packages).
+        if any(_deferred_loaded().values()):
+            print("fingerprint: scipy or scikit-learn was loaded up front; start it with the "
+                  "site's start packages (--load=...)", file=sys.stderr)
+            return 1
         with open(argv[1], "w") as f:
             json.dump(fingerprint(), f)
+        if not all(_deferred_loaded().values()):
+            print("fingerprint: the fits did not install scipy and scikit-learn", file=sys.stderr)
+            return 1
         return 0
     if argv[:1] == ["compare"] and len(argv) == 3:
         with open(argv[1]) as f, open(argv[2]) as g:

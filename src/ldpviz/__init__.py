@@ -8,10 +8,11 @@ will build against one resource budget (:func:`get_config`, :func:`set_config`,
 :func:`config_context`) before allocating it.
 """
 
-from . import _legacy
+from . import _legacy, _site_packages
 from ._config import config_context, get_config, set_config
 
 _legacy.install()
+_site_packages.install()  # Pyodide (JupyterLite) only
 
 __all__ = ["AdHistOfTree", "HistOfTree", "PrivacyWarning", "__version__", "config_context",
            "get_config", "set_config"]

@@ -159,6 +159,29 @@ def test_the_app_renders_in_voici_and_redraws(lite_page, site_url):
     print(f"\napp: redraw {redraw * 1000:.0f} ms after release")
 
 
+def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_does_not():
+    """The course's kernel starts without them (ldpviz's finder loads them when a call needs
+    them; notebook 01's run above needs scipy through no import line of its own, the app
+    scikit-learn); the app draws a fitted model at once, so its kernel loads them at start."""
+    deferred = {"scipy", "scikit-learn"}
+    kernel = "@jupyterlite/pyodide-kernel-extension:kernel"
+
+    def start(config):
+        return set(config["litePluginSettings"][kernel]["loadPyodideOptions"]["packages"])
+
+    lock = json.loads((SITE / "static" / "pyodide" / "pyodide-lock.json").read_text())
+    assert not deferred & set(lock["packages"]["ldpviz"]["depends"])
+    assert deferred <= set(lock["packages"])
+    course = json.loads((SITE / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert not deferred & start(course) and "openblas" in start(course)
+    app_config = json.loads((SITE / "app" / "jupyter-lite.json").read_text())
+    page = (SITE / "app" / "voici" / "render" / "app.html").read_text()
+    embedded = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
+                                    r"\s*(.*?)\s*</script>", page, re.S).group(1))
+    for config in (app_config["jupyter-config-data"], embedded):
+        assert deferred <= start(config)
+
+
 def test_every_pyodide_file_is_an_official_one_with_its_bytecode():
     """The site's Pyodide files are the checked originals plus the bytecode of their sources.
 
