@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -235,6 +236,36 @@ def kernel_wheels() -> list[Path]:
     return found
 
 
+# pandas looks "UTC" up with dateutil at import, and Pyodide has no system time-zone files, so
+# dateutil read all 353 zones of its own tarball (0.65 s of a first visit's first cell, in
+# Node.js). The site ships that one zone where dateutil looks first (/usr/lib/zoneinfo/), taken
+# from the checked dateutil wheel's tarball; other zones still come from the tarball.
+UTC_ZONE = "dateutil-utc-zone"
+TZ_TARBALL = "dateutil/zoneinfo/dateutil-zoneinfo.tar.gz"
+
+
+def utc_zone(dateutil_wheel: bytes) -> bytes:
+    """The UTC zone file of dateutil's tarball in ``dateutil_wheel``."""
+    with zipfile.ZipFile(io.BytesIO(dateutil_wheel)) as zf, tarfile.open(
+            fileobj=io.BytesIO(zf.read(TZ_TARBALL))) as tar:
+        return tar.extractfile("UTC").read()
+
+
+def add_utc_zone(lock: dict, out: Path, log: dict[str, str]):
+    dateutil = lock["packages"]["python-dateutil"]
+    zone = utc_zone((out / dateutil["file_name"]).read_bytes())
+    file_name = f"{UTC_ZONE.replace('-', '_')}-{dateutil['version']}.zip"
+    with zipfile.ZipFile(out / file_name, "w") as zf:  # fixed time: the same site every build
+        zf.writestr(zipfile.ZipInfo("zoneinfo/UTC", date_time=(1980, 1, 1, 0, 0, 0)), zone)
+    digest = sha256((out / file_name).read_bytes())
+    lock["packages"][UTC_ZONE] = {
+        "name": UTC_ZONE, "version": dateutil["version"], "file_name": file_name,
+        "install_dir": "dynlib", "sha256": digest, "package_type": "package", "imports": [],
+        "depends": [], "unvendored_tests": False, "shared_library": False}
+    log[file_name] = (f"{file_name} sha256 {digest} (zoneinfo/UTC of {TZ_TARBALL} in "
+                      f"{dateutil['file_name']})")
+
+
 def start_packages() -> list[str]:
     """What the site's kernel loads at start (lite/jupyter-lite.json)."""
     config = json.loads((HERE / "jupyter-lite.json").read_text())["jupyter-config-data"]
@@ -315,6 +346,7 @@ def build(out: Path, ldpviz_wheel: Path | None = None) -> Path:
                 progress = True
         if not progress:
             add_wheel(lock, pending[0], out)  # names what is missing
+    add_utc_zone(lock, out, log)
     defer(lock, start_packages())
     add_bytecode(out, lock, log)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))

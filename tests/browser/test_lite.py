@@ -174,6 +174,7 @@ def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_d
     assert deferred <= set(lock["packages"])
     course = json.loads((SITE / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert not deferred & start(course) and "openblas" in start(course)
+    assert "dateutil-utc-zone" in start(course)  # before pandas looks UTC up (pyodide_dist)
     app_config = json.loads((SITE / "app" / "jupyter-lite.json").read_text())
     page = (SITE / "app" / "voici" / "render" / "app.html").read_text()
     embedded = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
@@ -242,6 +243,10 @@ def test_every_pyodide_file_is_an_official_one_with_its_bytecode():
         with zipfile.ZipFile(dist / file_name) as zf:
             assert bytecode.pyc_name(member, file_name == bytecode.STDLIB_ZIP) in zf.namelist(), (
                 f"{file_name}: {member} has no bytecode")
-    for file_name in set(by_file) - set(files):  # no Python in them: left as they were
+    zone = lock[pyodide_dist.UTC_ZONE]  # made by the build: one file of a checked original
+    with zipfile.ZipFile(dist / zone["file_name"]) as zf:
+        assert zf.namelist() == ["zoneinfo/UTC"] and zf.read("zoneinfo/UTC") == (
+            pyodide_dist.utc_zone(originals[lock["python-dateutil"]["file_name"]]))
+    for file_name in set(by_file) - set(files) - {zone["file_name"]}:  # no Python: as they were
         assert lock[by_file[file_name]]["sha256"] == official["packages"][by_file[file_name]][
             "sha256"], file_name
