@@ -75,7 +75,10 @@ CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
 # Where the kernel (lite/jupyter-lite.json loads them at start) finds its own wheels.
 KERNEL_WHEELS_DIR = (Path(sysconfig.get_path("data")) / "share" / "jupyter" / "labextensions"
                      / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi")
-KERNEL_WHEELS = ("piplite", "ipykernel", "pyodide_kernel")
+# With them, jupyterlite-pyodide-kernel's stub of widgetsnbextension: the real one is the classic
+# Notebook's front end (9 MB unpacked at every kernel start), which a kernel never imports; the
+# site's JupyterLab has the widgets' front end. 4.0.999 meets ipywidgets 8's "~=4.0.14".
+KERNEL_WHEELS = ("piplite-", "ipykernel-", "pyodide_kernel-", "widgetsnbextension-4.0.999-")
 ROOTS = ("numpy", "scipy", "scikit-learn", "pandas", "matplotlib", "joblib", "threadpoolctl",
          "micropip", "ssl", "sqlite3", "ipython", "jedi", "matplotlib-inline", "packaging")
 # ldpviz's dependencies that the kernel does not load at start: a notebook's first cells never
@@ -229,8 +232,8 @@ def add_wheel(lock: dict, path: Path, out: Path):
 def kernel_wheels() -> list[Path]:
     """The kernel's own wheels, as jupyterlite-pyodide-kernel ships them to the site."""
     found = [p for p in sorted(KERNEL_WHEELS_DIR.glob("*.whl"))
-             if p.name.split("-")[0] in KERNEL_WHEELS]
-    if sorted(p.name.split("-")[0] for p in found) != sorted(KERNEL_WHEELS):
+             if p.name.startswith(KERNEL_WHEELS)]
+    if len(found) != len(KERNEL_WHEELS):
         raise SystemExit(f"expected one wheel each of {KERNEL_WHEELS} in {KERNEL_WHEELS_DIR} "
                          "(jupyterlite-pyodide-kernel: run in the lite environment)")
     return found

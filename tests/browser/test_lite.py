@@ -224,7 +224,7 @@ def test_every_pyodide_file_is_an_official_one_with_its_bytecode():
         originals[path.name] = path.read_bytes()
     served = SITE / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi"
     for wheel in pyodide_dist.KERNEL_WHEELS:
-        path = next(served.glob(f"{wheel}-*.whl"))
+        path = next(served.glob(f"{wheel}*.whl"))
         assert path.name in by_file, f"{path.name} (served in pypi/) is not in the lock"
         originals[path.name] = path.read_bytes()
     files = bytecode.dist_files({"packages": lock})
