@@ -47,6 +47,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import bytecode
+import fontlist
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -296,6 +297,7 @@ def add_bytecode(out: Path, lock: dict, log: dict[str, str]):
     if node is None:
         raise SystemExit("make lite needs Node.js to compile the site's bytecode with Pyodide "
                          "(Debian: apt-get install nodejs)")
+    fontlist.regenerate_in(out, lock, log, node)  # before the bytecode and the hashes
     # the trace imports what a course session does: the start packages and, later, DEFERRED
     start = start_packages() + list(DEFERRED)
     for load, command in ((",".join(start), "trace"), ("", "compile")):
