@@ -88,8 +88,8 @@ node-check:  # before minutes of downloads, say what is missing
 
 # Under Pyodide (Node.js): the site's bytecode is its sources' code, the core tests, and a
 # fingerprint of seeded fits equal to this machine's (made from the kernel's start packages,
-# so the fits install scipy and scikit-learn from the site as a visit does); then the built site in headless Chromium,
-# offline.
+# so the fits install scipy and scikit-learn from the site as a visit does); then the built
+# site in headless Chromium, offline.
 lite-check: node-check $(STAMP) lite  ## test the library under wasm32 and the site in the browser
 	$(NODE) lite/pyodide_tests.mjs $(LITE_SITE)/static/pyodide --load= -- lite/bytecode.py \
 		verify /dist

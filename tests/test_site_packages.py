@@ -1,8 +1,9 @@
 """The JupyterLite site's packages installed on first import (ldpviz._site_packages).
 
-Here with a lock of two small made-up packages; under Pyodide the same finder reads the site's
-files (``make lite-check``: lite/wasm32_check.py deferred, and the app's test in
-tests/browser/test_lite.py, which reaches scikit-learn through no import line of its own).
+Here with a lock of two small made-up packages. Under Pyodide, ``make lite-check`` takes the
+fingerprint of lite/wasm32_check.py from the kernel's start packages (its fits install scipy and
+scikit-learn through the finder, in Node.js by reading the files) and runs notebook 01 in
+Chromium (tests/browser/test_lite.py), which reaches scipy through no import line of its own.
 """
 
 from __future__ import annotations

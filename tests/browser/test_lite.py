@@ -161,8 +161,8 @@ def test_the_app_renders_in_voici_and_redraws(lite_page, site_url):
 
 def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_does_not():
     """The course's kernel starts without them (ldpviz's finder loads them when a call needs
-    them; notebook 01's run above needs scipy through no import line of its own, the app
-    scikit-learn); the app draws a fitted model at once, so its kernel loads them at start."""
+    them: notebook 01's run above reaches scipy through no import line of its own); the app
+    draws a fitted model at once, so its kernel loads them at start."""
     deferred = {"scipy", "scikit-learn"}
     kernel = "@jupyterlite/pyodide-kernel-extension:kernel"
 
