@@ -69,9 +69,10 @@ class SitePackageFinder(importlib.abc.MetaPathFinder):
                 continue
             if self.packages[dependency].get("package_type") == "shared_library":
                 # a shared library must be loaded the kernel's way (asynchronously, globally)
+                module = (entry.get("imports") or [name])[0]  # a package may import nothing
                 raise ImportError(f"{name} needs the shared library {dependency}, which this "
                                   "site's kernel did not load at start: run a cell with "
-                                  f"'import {entry['imports'][0]}' first")
+                                  f"'import {module}' first")
             self.install(dependency)
         data = self._read(entry["file_name"])
         if hashlib.sha256(data).hexdigest() != entry["sha256"]:

@@ -163,7 +163,12 @@ def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_d
     """The course's kernel starts without them (ldpviz's finder loads them when a call needs
     them: notebook 01's run above reaches scipy through no import line of its own); the app
     draws a fitted model at once, so its kernel loads them at start."""
-    deferred = {"scipy", "scikit-learn"}
+    import sys
+
+    sys.path.insert(0, str(ROOT / "lite"))
+    import pyodide_dist
+
+    deferred = set(pyodide_dist.DEFERRED)
     kernel = "@jupyterlite/pyodide-kernel-extension:kernel"
 
     def start(config):
@@ -174,7 +179,7 @@ def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_d
     assert deferred <= set(lock["packages"])
     course = json.loads((SITE / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert not deferred & start(course) and "openblas" in start(course)
-    assert "dateutil-utc-zone" in start(course)  # before pandas looks UTC up (pyodide_dist)
+    assert pyodide_dist.UTC_ZONE in start(course)  # before pandas looks UTC up
     app_config = json.loads((SITE / "app" / "jupyter-lite.json").read_text())
     page = (SITE / "app" / "voici" / "render" / "app.html").read_text()
     embedded = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
