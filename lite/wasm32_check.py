@@ -137,13 +137,14 @@ def compare(a: dict, b: dict) -> list[str]:
 
 
 def _deferred_loaded():
-    """Under Pyodide, whether the kernel has each package the site defers loaded (else {})."""
+    """Under Pyodide, whether the kernel has loaded each package the site defers that the fits
+    need (else {}): the estimators' part of lite/pyodide_dist.py's DEFERRED."""
     if sys.platform != "emscripten":
         return {}
     import pyodide_js
 
     return {name: getattr(pyodide_js.loadedPackages, name, None) is not None
-            for name in ("scipy", "scikit-learn")}  # lite/pyodide_dist.py, DEFERRED
+            for name in ("scipy", "scikit-learn")}
 
 
 def main(argv):

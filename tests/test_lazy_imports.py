@@ -82,8 +82,8 @@ def test_mechanisms_partitions_and_datasets_load_neither_scipy_nor_sklearn():
 
 
 # The course's first steps in a browser tab (JupyterLite) compile every module they import:
-# they must not pull in the estimator stack (scikit-learn, scipy) before the student sees
-# anything. The estimators load with the first fit.
+# they must not pull in the estimator stack (scikit-learn, scipy) or plotly before the student
+# sees anything. The estimators load with the first fit, plotly with the first explorer.
 ESTIMATOR_STACK = {"sklearn", "scipy"}
 
 
@@ -103,7 +103,8 @@ def test_the_first_notebooks_first_cell_loads_no_estimator_stack(notebook, uses)
     assert all(name in code for name in uses)  # what is checked
     loaded = _modules_after(code)
     assert {"numpy", "pandas", "matplotlib"} <= loaded
-    assert not loaded & ESTIMATOR_STACK, sorted(loaded & ESTIMATOR_STACK)
+    late = ESTIMATOR_STACK | {"plotly"}  # plotly: with the first explorer (the test below)
+    assert not loaded & late, sorted(loaded & late)
 
 
 def test_the_first_explorer_and_figure_load_no_estimator_stack():
@@ -112,6 +113,16 @@ def test_the_first_explorer_and_figure_load_no_estimator_stack():
                             "explorer.controls['epsilon'].value = 2.0\n"
                             "plot_mechanisms(epsilon=2.0)\n")
     assert not loaded & ESTIMATOR_STACK, sorted(loaded & ESTIMATOR_STACK)
+
+
+def test_the_explorers_load_plotly_when_the_first_one_is_built():
+    # In the browser plotly is a 45 MB package that JupyterLite installs when an import needs
+    # it (lite/pyodide_dist.py, DEFERRED): importing the explorers must not need it yet.
+    loaded = _modules_after("from ldpviz.viz.widgets import *\n"
+                            "import sys\n"
+                            "assert 'plotly' not in sys.modules, 'imported with the explorers'\n"
+                            "mechanism_explorer()\n")
+    assert "plotly" in loaded
 
 
 def test_explorers_that_fit_or_simulate_load_the_stack_when_built():
@@ -141,7 +152,7 @@ def test_the_cut_template_is_plotly_white_for_what_each_explorer_draws():
     import plotly.io as pio
 
     from ldpviz.viz import widgets
-    from ldpviz.viz._explorer import UNUSED_SUBPLOTS
+    from ldpviz.viz._figure import UNUSED_SUBPLOTS
 
     white = pio.templates["plotly_white"].to_plotly_json()
     surface = widgets.surface_explorer()

@@ -159,10 +159,11 @@ def test_the_app_renders_in_voici_and_redraws(lite_page, site_url):
     print(f"\napp: redraw {redraw * 1000:.0f} ms after release")
 
 
-def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_does_not():
-    """The course's kernel starts without them (ldpviz's finder loads them when a call needs
-    them: notebook 01's run above reaches scipy through no import line of its own); the app
-    draws a fitted model at once, so its kernel loads them at start."""
+def test_the_course_kernel_leaves_the_deferred_packages_for_later_and_the_app_does_not():
+    """The course's kernel starts without scipy, scikit-learn and plotly (ldpviz's finder loads
+    them when a call needs them: notebook 01's run above reaches scipy, and every explorer
+    plotly, through no import line of its own); the app draws a fitted model at once, so its
+    kernel loads them at start."""
     import sys
 
     sys.path.insert(0, str(ROOT / "lite"))
@@ -178,7 +179,8 @@ def test_the_course_kernel_leaves_scipy_and_scikit_learn_for_later_and_the_app_d
     assert not deferred & set(lock["packages"]["ldpviz"]["depends"])
     assert deferred <= set(lock["packages"])
     course = json.loads((SITE / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    assert not deferred & start(course) and "openblas" in start(course)
+    assert not deferred & pyodide_dist.closure(lock, start(course))
+    assert "openblas" in start(course)
     assert pyodide_dist.UTC_ZONE in start(course)  # before pandas looks UTC up
     app_config = json.loads((SITE / "app" / "jupyter-lite.json").read_text())
     page = (SITE / "app" / "voici" / "render" / "app.html").read_text()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-import plotly.graph_objects as go
 
 from .._validation import check_choice
 from . import views
@@ -21,6 +20,7 @@ from ._explorer import (
     fit,
     float_slider,
     gamma_slider,
+    go,
     int_slider,
     new_figure,
     on_panel,

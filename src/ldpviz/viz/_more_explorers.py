@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-import plotly.graph_objects as go
 
 from . import views
 from ._explorer import (
@@ -16,6 +15,7 @@ from ._explorer import (
     choice_slider,
     epsilon_slider,
     float_slider,
+    go,
     int_slider,
     new_figure,
     on_panel,

@@ -25,6 +25,8 @@ import anywidget
 import plotly
 import traitlets
 
+from ._probe import STARTED
+
 PLOTLY_KEY = f"plotly-{plotly.__version__}"
 _BUNDLE = Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
 _EXPORT = re.compile(r"export\s*\{([^{}]*\bas\s+default\b[^{}]*)\}\s*;?")
@@ -47,8 +49,6 @@ def _shared_bundle():
 
 
 SHARED_BUNDLE = _shared_bundle()
-# Each explorer widget (figure, probe) stamps the time it started: the bundle waits for quiet.
-STARTED = "window.__ldpvizStarted = performance.now();"
 
 FIGURE_ESM = """
 const loaded = new Promise((resolve) => {

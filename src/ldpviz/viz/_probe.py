@@ -17,7 +17,9 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from ._plotly_bundle import STARTED
+# Each explorer widget (figure, probe) stamps the time it started: plotly's bundle
+# (:mod:`._plotly_bundle`) waits for quiet before it evaluates its code.
+STARTED = "window.__ldpvizStarted = performance.now();"
 
 PROBE_ESM = """
 export default {
