@@ -15,8 +15,9 @@ rebuild once dropped ``pyodideUrl``, and the kernel then silently went to the in
 - ``lab/``, ``tree/``, ``notebooks/``: JupyterLab in the browser on every course notebook
   (``files/``), with the widget extensions of the ``lite`` extra in pyproject.toml;
 - ``app/``: the dashboard (notebooks/app.ipynb) rendered by Voici, the JupyterLite flavour of
-  Voila, sharing the same Pyodide; its kernel loads scipy, scikit-learn and plotly at start,
-  which the course's kernel leaves until an import needs them (pyodide_dist.DEFERRED).
+  Voila, sharing the same Pyodide; its kernel loads scipy, scikit-learn, matplotlib and plotly
+  at start, which the course's kernel leaves until an import needs them
+  (pyodide_dist.DEFERRED).
 
 Serve the folder with any static web server (``python -m http.server -d build/lite/site``)
 and open ``/lab/index.html?path=00_index.ipynb`` or ``/app/voici/render/app.html``.

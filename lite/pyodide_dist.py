@@ -83,11 +83,12 @@ KERNEL_WHEELS = ("piplite-", "ipykernel-", "pyodide_kernel-", "widgetsnbextensio
 ROOTS = ("numpy", "scipy", "scikit-learn", "pandas", "matplotlib", "joblib", "threadpoolctl",
          "micropip", "ssl", "sqlite3", "ipython", "jedi", "matplotlib-inline", "packaging")
 # ldpviz's dependencies that the kernel does not load at start: a notebook's first cells never
-# use them (scipy and scikit-learn are for the estimators, 44 MB of WebAssembly; plotly, 45 MB
-# unpacked, for the explorers). ldpviz installs them on their first import
-# (src/ldpviz/_site_packages.py), so the lock's ldpviz entry does not name them; a shared
-# library they need cannot be loaded then, so lite/jupyter-lite.json loads it at start.
-DEFERRED = ("scipy", "scikit-learn", "plotly")
+# use them (scipy and scikit-learn are for the estimators, 44 MB of WebAssembly; matplotlib
+# and plotly, 21 and 45 MB unpacked, for the figures and explorers). ldpviz installs them on
+# their first import (src/ldpviz/_site_packages.py), so the lock's ldpviz entry does not name
+# them; a shared library they need cannot be loaded then, so lite/jupyter-lite.json loads it
+# at start.
+DEFERRED = ("scipy", "scikit-learn", "matplotlib", "plotly")
 
 
 def cache_dir() -> Path:

@@ -25,10 +25,10 @@ const indexURL = path.resolve(dist) + path.sep;
 const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
 const pyodide = await loadPyodide({ indexURL, env: { HOME: "/home/pyodide", MPLBACKEND: "Agg" } });
 const lock = JSON.parse(readFileSync(path.join(indexURL, "pyodide-lock.json"), "utf8"));
-// scipy, scikit-learn and plotly: ldpviz's dependencies that the site installs on first use
-// (lite/pyodide_dist.py, DEFERRED), loaded here up front like the rest
-const packages = load ?? [...lock.packages.ldpviz.depends, "scipy", "scikit-learn", "plotly",
-                          "pytest"];
+// scipy, scikit-learn, matplotlib and plotly: ldpviz's dependencies that the site installs on
+// first use (lite/pyodide_dist.py, DEFERRED), loaded here up front like the rest
+const packages = load ?? [...lock.packages.ldpviz.depends, "scipy", "scikit-learn",
+                          "matplotlib", "plotly", "pytest"];
 if (packages.filter(Boolean).length) {
   await pyodide.loadPackage(packages.filter(Boolean), { messageCallback: () => {} });
 }

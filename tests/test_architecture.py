@@ -18,7 +18,8 @@ DRAWING_MODULES = {"ldpviz.viz", "ldpviz.viz.views", "ldpviz.viz.plots",
                    # the views by explorer family (``views`` gathers their names)
                    "ldpviz.viz._paper_setting", "ldpviz.viz.axis_ticks", "ldpviz.viz.model_views",
                    "ldpviz.viz.comparison_views", "ldpviz.viz.theory_views",
-                   "ldpviz.viz.mechanism_views"}
+                   "ldpviz.viz.mechanism_views",
+                   "ldpviz.viz._lazy"}  # matplotlib and plotly imported at first use
 
 
 def _module_name(path):

@@ -102,8 +102,8 @@ def test_the_first_notebooks_first_cell_loads_no_estimator_stack(notebook, uses)
     code = _first_cell(notebook)
     assert all(name in code for name in uses)  # what is checked
     loaded = _modules_after(code)
-    assert {"numpy", "pandas", "matplotlib"} <= loaded
-    late = ESTIMATOR_STACK | {"plotly"}  # plotly: with the first explorer (the test below)
+    assert {"numpy", "pandas"} <= loaded
+    late = ESTIMATOR_STACK | {"matplotlib", "plotly"}  # with the first drawing (tests below)
     assert not loaded & late, sorted(loaded & late)
 
 
@@ -115,14 +115,22 @@ def test_the_first_explorer_and_figure_load_no_estimator_stack():
     assert not loaded & ESTIMATOR_STACK, sorted(loaded & ESTIMATOR_STACK)
 
 
-def test_the_explorers_load_plotly_when_the_first_one_is_built():
-    # In the browser plotly is a 45 MB package that JupyterLite installs when an import needs
-    # it (lite/pyodide_dist.py, DEFERRED): importing the explorers must not need it yet.
-    loaded = _modules_after("from ldpviz.viz.widgets import *\n"
+@pytest.mark.parametrize("module, draw, library", [
+    ("ldpviz.viz.widgets", "mechanism_explorer()", "plotly"),
+    ("ldpviz.viz.plots", "plot_mechanisms(epsilon=2.0)", "matplotlib"),
+    ("ldpviz.viz.course", "plot_mechanisms(epsilon=2.0)", "matplotlib"),
+    ("ldpviz.viz.fundamentals", "plot_mechanisms(epsilon=2.0)", "matplotlib"),
+])
+def test_the_drawing_library_loads_with_the_first_drawing(module, draw, library):
+    # In the browser matplotlib and plotly are packages of tens of MB that JupyterLite installs
+    # when an import needs them (lite/pyodide_dist.py, DEFERRED): importing what draws must
+    # not need them yet.
+    loaded = _modules_after(f"from {module} import *\n"
+                            "from ldpviz.viz.plots import plot_mechanisms\n"
                             "import sys\n"
-                            "assert 'plotly' not in sys.modules, 'imported with the explorers'\n"
-                            "mechanism_explorer()\n")
-    assert "plotly" in loaded
+                            f"assert {library!r} not in sys.modules, 'imported too soon'\n"
+                            f"{draw}\n")
+    assert library in loaded
 
 
 def test_explorers_that_fit_or_simulate_load_the_stack_when_built():

@@ -160,10 +160,10 @@ def test_the_app_renders_in_voici_and_redraws(lite_page, site_url):
 
 
 def test_the_course_kernel_leaves_the_deferred_packages_for_later_and_the_app_does_not():
-    """The course's kernel starts without scipy, scikit-learn and plotly (ldpviz's finder loads
-    them when a call needs them: notebook 01's run above reaches scipy, and every explorer
-    plotly, through no import line of its own); the app draws a fitted model at once, so its
-    kernel loads them at start."""
+    """The course's kernel starts without scipy, scikit-learn, matplotlib and plotly (ldpviz's
+    finder loads them when a call needs them: notebook 01's run above reaches scipy and
+    matplotlib, and every explorer plotly, through no import line of its own); the app draws a
+    fitted model at once, so its kernel loads them at start."""
     import sys
 
     sys.path.insert(0, str(ROOT / "lite"))

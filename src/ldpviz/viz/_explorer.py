@@ -28,6 +28,7 @@ from ._arrange import (
     arrange,
     readout_items,
 )
+from ._lazy import LazyModule
 from ._panels import AXIS_TITLE_SIZE, FONT_SIZE
 from ._probe import WidthProbe
 from .axis_ticks import log_ticks
@@ -44,23 +45,7 @@ DEFAULT_WIDTH = 900  # until the first box reports its width
 # ε with readable stops, about evenly spaced on a log scale
 EPSILON_STOPS = (0.125, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 GAMMA_STOPS = (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)
-
-
-class _GraphObjects:
-    """``plotly.graph_objects``, imported when an explorer first builds a trace.
-
-    Importing the explorers (a notebook's first cell) then needs no plotly: in the browser
-    (JupyterLite) plotly is a 45 MB package that is loaded only when the first explorer is
-    built, not before the student's first output.
-    """
-
-    def __getattr__(self, name):
-        import plotly.graph_objects
-
-        return getattr(plotly.graph_objects, name)
-
-
-go = _GraphObjects()
+go = LazyModule("plotly.graph_objects")  # imported when an explorer first builds a trace
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,12 +12,13 @@ import json
 import warnings
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.patches import Rectangle
 
+from ._lazy import LazyModule
 from .plots import COLORS, LEGEND_INSIDE_MAX, STYLE, figure2_panel, series_legend
+
+plt = LazyModule("matplotlib.pyplot")  # imported when something is drawn
 
 
 def _check_columns(results, columns, owner):
@@ -333,8 +334,9 @@ def plot_potential_cells(partition, x, w, names=("$x_1$", "$x_2$"), title=None):
         plt.close(fig)
         ax = fig.subplots()
         for j, (a, b) in enumerate(zip(lo, hi, strict=True)):
-            ax.add_patch(Rectangle(a, *(b - a), facecolor=COLORS[5] if potential[j] else "white",
-                                   alpha=0.55 if potential[j] else 1, edgecolor="black"))
+            ax.add_patch(plt.Rectangle(a, *(b - a),
+                                       facecolor=COLORS[5] if potential[j] else "white",
+                                       alpha=0.55 if potential[j] else 1, edgecolor="black"))
             ax.text(*(a + b) / 2, str(j), ha="center", va="center",
                     fontweight="bold" if j == own else "normal")
         ax.plot(*x[0], marker="x", color=COLORS[1], markersize=12, mew=3)

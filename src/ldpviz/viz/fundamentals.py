@@ -20,7 +20,6 @@ Sections 2-3; I. Dinur, K. Nissim, *Revealing information while preserving priva
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -28,7 +27,10 @@ from .._index import bincount
 from .._rng import as_generator
 from .._validation import check_epsilon, check_int, check_real
 from ..mechanisms import grr_probabilities, privatize_labels
+from ._lazy import LazyModule
 from .plots import COLORS, STYLE
+
+plt = LazyModule("matplotlib.pyplot")  # imported when something is drawn
 
 #: Largest n x n_queries matrix the reconstruction attack builds (8 bytes an entry).
 MAX_ATTACK_ENTRIES = 4_000_000

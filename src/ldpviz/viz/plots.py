@@ -10,17 +10,20 @@ from __future__ import annotations
 import functools
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import ListedColormap
-from matplotlib.font_manager import FontProperties
-from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import theory
 from .._config import check_budget, get_config
 from .._validation import check_choice, check_feature_indices, check_int, check_real
 from ..masks import validate_mask
 from . import views
+from ._lazy import LazyModule
+
+# imported when something is drawn: a notebook's first cell imports these functions
+plt = LazyModule("matplotlib.pyplot")
+mcolors = LazyModule("matplotlib.colors")
+font_manager = LazyModule("matplotlib.font_manager")
+ticker = LazyModule("matplotlib.ticker")
 
 # Okabe-Ito, with yellow last: it is hard to see as a line on white.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
@@ -235,7 +238,7 @@ def plot_mask(W, hist_axes=(), ax=None, max_rows=200, title=None, n_users=None):
         fig = ax.figure
     rows = np.unique(np.linspace(0, len(W) - 1, min(max_rows, len(W))).astype(int))
     ax.imshow(W[rows].astype(int), aspect="auto", interpolation="nearest",
-              cmap=ListedColormap(["#f4f4f4", COLORS[0]]), vmin=0, vmax=1,
+              cmap=mcolors.ListedColormap(["#f4f4f4", COLORS[0]]), vmin=0, vmax=1,
               extent=(-0.5, W.shape[1] - 0.5, n_users, 0))
     for a in hist_axes:
         ax.add_patch(plt.Rectangle((a - 0.5, 0), 1, n_users, fill=False, lw=2.5,
@@ -312,11 +315,11 @@ def plot_tradeoff(**view_kwargs):
     axes[2].set_title("constants dropped: compare slopes, not heights", fontsize=10)
     ticks, text = views.log_ticks(np.r_[upper, out["lower"]])
     axes[2].set_yticks(ticks, text)  # one tick style (as in the explorers)
-    axes[2].yaxis.set_minor_formatter(NullFormatter())
+    axes[2].yaxis.set_minor_formatter(ticker.NullFormatter())
     axes[2].set_ylim(0.8 * min(upper.min(), out["lower"].min()),
                      2.4 * max(upper.max(), out["lower"].max()))  # room for the legend
     axes[2].set_xticks([0.25, 1, 4, 16, 64], ["0.25", "1", "4", "16", "64"])
-    axes[2].xaxis.set_minor_formatter(NullFormatter())
+    axes[2].xaxis.set_minor_formatter(ticker.NullFormatter())
     axes[2].legend(frameon=False, fontsize="small", loc="upper right")
     return fig
 
@@ -335,7 +338,7 @@ def plot_mechanisms(**view_kwargs):
     axes[1].bar(k, out["grr_probs"], color=[COLORS[0]] + [COLORS[5]] * (len(k) - 1))
     axes[1].set(xlabel="reported cell (1 = true cell)", ylabel="probability",
                 title=f"GRR over {len(k)} cells")
-    axes[1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[1].xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     return fig
 
 
@@ -418,7 +421,8 @@ def _value_ticks(ax, values, per_line=6):
     at = np.arange(len(labels))
     ax.set_xticks(at[::2], labels[::2])
     ax.set_xticks(at[1::2], labels[1::2], minor=True)  # the second line: minor ticks, as long
-    line = FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points() * 1.4
+    label = font_manager.FontProperties(size=plt.rcParams["xtick.labelsize"])
+    line = label.get_size_in_points() * 1.4
     ax.tick_params(axis="x", which="minor", length=plt.rcParams["xtick.major.size"],
                    width=plt.rcParams["xtick.major.width"],
                    pad=plt.rcParams["xtick.major.pad"] + line)
