@@ -35,6 +35,8 @@ def site(tmp_path, monkeypatch):
         file_name = f"{name}-1.0-py3-none-any.whl"
         with zipfile.ZipFile(served / file_name, "w") as zf:
             zf.writestr(f"{name}/__init__.py", source)
+            zf.writestr(f"{name}-1.0.dist-info/METADATA",
+                        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
         lock[name] = {"file_name": file_name, "imports": [name], "package_type": "package",
                       "sha256": hashlib.sha256((served / file_name).read_bytes()).hexdigest(),
                       "depends": ["ldpviz_probe_base"] if name.endswith("top") else []}
@@ -65,6 +67,16 @@ def test_a_missing_package_and_its_dependency_are_installed_on_first_import(site
     assert ldpviz_probe_top.VALUE == 42
     assert site.loaded == set(PACKAGES) and len(site.reads) == 2  # each once, dependency first
     assert site.reads[0].startswith("ldpviz_probe_base")
+
+
+def test_a_version_lookup_installs_the_package_as_its_import_would(site):
+    from importlib.metadata import PackageNotFoundError, version
+
+    assert version("LDPVIZ-probe.top") == "1.0"  # any spelling of the name (PEP 503)
+    assert site.loaded == set(PACKAGES)  # with its dependency
+    with pytest.raises(PackageNotFoundError):  # not in the lock: not found, as without it
+        version("ldpviz-probe-absent")
+    assert len(site.reads) == 2
 
 
 def test_a_file_that_differs_from_the_lock_is_refused(site):

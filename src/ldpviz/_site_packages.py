@@ -1,17 +1,18 @@
 """On Pyodide (JupyterLite), a package of the site is installed the first time an import needs it.
 
-The course site starts its kernel without scipy and scikit-learn (lite/pyodide_dist.py,
-``DEFERRED``): 44 MB of WebAssembly that a notebook's first cells never use, and loading them
-at start delayed a first visit's first output by seconds. A cell that imports a package gets
-it from the kernel as before (the kernel loads what a cell's import lines name before running
-it). What no cell names, an import ldpviz makes inside a call (``HistOfTree().fit`` imports
-scikit-learn), this finder installs on the spot. Where the browser can suspend WebAssembly
-(JSPI: Chromium 137 and later) it has Pyodide load the package as the kernel would, waiting
-for it. Elsewhere (and in Node.js) it reads the package's file from the site synchronously,
-which a Web Worker, where the kernel runs, allows; checks it against the sha256 of the site's
-``pyodide-lock.json``; unpacks it; and records it as loaded, so the kernel never loads it
-twice. Its extension modules are then compiled as Python imports them, which measured about
-5 s slower for scipy and scikit-learn in Chromium.
+The course site starts its kernel without scipy, scikit-learn, matplotlib and plotly
+(lite/pyodide_dist.py, ``DEFERRED``): packages that a notebook's first cells never use, and
+loading them at start delayed a first visit's first output by seconds. A cell that imports a
+package gets it from the kernel as before (the kernel loads what a cell's import lines name
+before running it). What no cell names, an import ldpviz makes inside a call
+(``HistOfTree().fit`` imports scikit-learn, the first figure matplotlib), or a version lookup
+(``importlib.metadata.version("plotly")``), this finder installs on the spot. Where the browser
+can suspend WebAssembly (JSPI: Chromium 137 and later) it has Pyodide load the package as the
+kernel would, waiting for it. Elsewhere (and in Node.js) it reads the package's file from the
+site synchronously, which a Web Worker, where the kernel runs, allows; checks it against the
+sha256 of the site's ``pyodide-lock.json``; unpacks it; and records it as loaded, so the kernel
+never loads it twice. Its extension modules are then compiled as Python imports them, which
+measured about 5 s slower for scipy and scikit-learn in Chromium.
 
 It sits last on ``sys.meta_path``: an import that works without it never reaches it.
 """
@@ -22,6 +23,7 @@ import hashlib
 import importlib
 import importlib.abc
 import importlib.machinery
+import re
 import sys
 
 
@@ -50,17 +52,31 @@ class SitePackageFinder(importlib.abc.MetaPathFinder):
         self._read, self._unpack, self._load = read, unpack, load
         self._by_import = {module: name for name, entry in packages.items()
                            for module in entry.get("imports", ())}
+        self._by_name = {_canonical(name): name for name in packages}
 
     def find_spec(self, fullname, path=None, target=None):
         name = self._by_import.get(fullname) if path is None else None  # top level only
         if name is None or self._is_loaded(name):
             return None
+        self._get(name)
+        return importlib.machinery.PathFinder.find_spec(fullname)
+
+    def find_distributions(self, context=None):
+        """What ``importlib.metadata`` asks every finder: ``version("scikit-learn")`` installs
+        the package as its import would, then reads its metadata."""
+        wanted = getattr(context, "name", None)
+        name = wanted and self._by_name.get(_canonical(wanted))
+        if name is None or self._is_loaded(name):
+            return iter(())
+        self._get(name)
+        return importlib.machinery.PathFinder.find_distributions(context)
+
+    def _get(self, name):
         if not (self._load is not None and self._load(name)):
             self.install(name)
         if not self._is_loaded(name):
             raise ImportError(f"{name} could not be loaded from the site (see the messages above)")
         importlib.invalidate_caches()
-        return importlib.machinery.PathFinder.find_spec(fullname)
 
     def install(self, name):
         entry = self.packages[name]
@@ -80,6 +96,11 @@ class SitePackageFinder(importlib.abc.MetaPathFinder):
                               "pyodide-lock.json: the site is damaged, rebuild it (make lite)")
         self._unpack(data, entry)
         self._mark_loaded(name)
+
+
+def _canonical(name):
+    """A distribution's name as packaging compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _pyodide_finder():
