@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import sys
 import zipfile
 from types import SimpleNamespace
@@ -69,8 +70,12 @@ def test_a_missing_package_and_its_dependency_are_installed_on_first_import(site
     assert site.reads[0].startswith("ldpviz_probe_base")
 
 
-def test_a_version_lookup_installs_the_package_as_its_import_would(site):
+@pytest.mark.parametrize("backport", [False, True])
+def test_a_version_lookup_installs_the_package_as_its_import_would(site, monkeypatch, backport):
     from importlib.metadata import PackageNotFoundError, version
+
+    if backport:  # importing importlib_metadata deletes the stdlib PathFinder's lookup
+        monkeypatch.delattr(importlib.machinery.PathFinder, "find_distributions")
 
     assert version("LDPVIZ-probe.top") == "1.0"  # any spelling of the name (PEP 503)
     assert site.loaded == set(PACKAGES)  # with its dependency

@@ -23,6 +23,7 @@ import hashlib
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import re
 import sys
 
@@ -69,7 +70,8 @@ class SitePackageFinder(importlib.abc.MetaPathFinder):
         if name is None or self._is_loaded(name):
             return iter(())
         self._get(name)
-        return importlib.machinery.PathFinder.find_distributions(context)
+        # not PathFinder.find_distributions: the importlib_metadata backport deletes it
+        return importlib.metadata.MetadataPathFinder.find_distributions(context)
 
     def _get(self, name):
         if not (self._load is not None and self._load(name)):
