@@ -82,8 +82,9 @@ def test_mechanisms_partitions_and_datasets_load_neither_scipy_nor_sklearn():
 
 
 # The course's first steps in a browser tab (JupyterLite) compile every module they import:
-# they must not pull in the estimator stack (scikit-learn, scipy) or plotly before the student
-# sees anything. The estimators load with the first fit, plotly with the first explorer.
+# they must not pull in the estimator stack (scikit-learn, scipy) or the drawing libraries
+# (matplotlib, plotly) before the student sees anything. The estimators load with the first
+# fit, matplotlib with the first figure, plotly with the first explorer.
 ESTIMATOR_STACK = {"sklearn", "scipy"}
 
 
